@@ -1,0 +1,70 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Targets follow trust boundaries (see ARCHITECTURE.md): the model is dependency-free,
+// only KeychainCrypto and Keybag import Crypto, only KeychainStore imports GRDB.
+let package = Package(
+    name: "Trousseau",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "KeychainModel", targets: ["KeychainModel"]),
+        .library(name: "KeychainStore", targets: ["KeychainStore"]),
+        .executable(name: "security", targets: ["security"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .target(name: "KeychainModel"),
+        .target(
+            name: "KeychainCrypto",
+            dependencies: [
+                "KeychainModel",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(
+            name: "Keybag",
+            dependencies: [
+                "KeychainModel",
+                "KeychainCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(
+            name: "KeychainStore",
+            dependencies: [
+                "KeychainModel",
+                "KeychainCrypto",
+                "Keybag",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .executableTarget(
+            name: "security",
+            dependencies: [
+                "KeychainModel",
+                "KeychainStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .target(
+            name: "KeychainTestSupport",
+            dependencies: ["KeychainModel", "KeychainStore", "Keybag"],
+            path: "Tests/KeychainTestSupport"
+        ),
+        .testTarget(name: "KeychainModelTests", dependencies: ["KeychainModel"]),
+        .testTarget(name: "KeychainCryptoTests", dependencies: ["KeychainCrypto", "KeychainModel"]),
+        .testTarget(
+            name: "KeychainStoreTests",
+            dependencies: [
+                "KeychainStore", "KeychainModel", "Keybag", "KeychainTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .testTarget(name: "SecurityToolTests", dependencies: ["KeychainTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

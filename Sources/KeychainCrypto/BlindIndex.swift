@@ -1,0 +1,40 @@
+import Crypto
+public import FoundationEssentials
+public import KeychainModel
+
+/// Keyed tokens (HMAC-SHA256 under the index key) that let the store find rows by
+/// attribute equality without decrypting them, and enforce primary-key uniqueness.
+///
+/// Tokens reveal which rows share a value, never the value. Secondary tokens are
+/// truncated to 64 bits; the store confirms every candidate after decrypting it.
+public struct BlindIndex: Sendable {
+    private let key: IndexKey
+
+    public init(key: IndexKey) {
+        self.key = key
+    }
+
+    /// The token of one attribute value, as a 64-bit column value.
+    public func token(_ itemClass: ItemClass, attribute: String, value: KeychainValue) -> Int64 {
+        var message = Data("trousseau token".utf8)
+        AttributeCodec.appendLengthPrefixed(Data(itemClass.rawValue.utf8), to: &message)
+        AttributeCodec.appendLengthPrefixed(Data(attribute.utf8), to: &message)
+        AttributeCodec.appendValue(value, to: &message)
+        let mac = HMAC<SHA256>.authenticationCode(for: message, using: key.key)
+        return mac.withUnsafeBytes { bytes in
+            Int64(bitPattern: bytes.prefix(8).reduce(UInt64(0)) { ($0 << 8) | UInt64($1) })
+        }
+    }
+
+    /// The full 256-bit token of a primary key: `values` in the schema's primary-key
+    /// order, each the attribute's value or its default.
+    public func primaryKeyToken(_ itemClass: ItemClass, values: [(name: String, value: KeychainValue)]) -> Data {
+        var message = Data("trousseau primary key".utf8)
+        AttributeCodec.appendLengthPrefixed(Data(itemClass.rawValue.utf8), to: &message)
+        for (name, value) in values {
+            AttributeCodec.appendLengthPrefixed(Data(name.utf8), to: &message)
+            AttributeCodec.appendValue(value, to: &message)
+        }
+        return Data(HMAC<SHA256>.authenticationCode(for: message, using: key.key))
+    }
+}

@@ -1,0 +1,34 @@
+import Crypto
+public import FoundationEssentials
+public import KeychainModel
+
+/// The encrypted attributes of one row: `version(1) || AES-256-GCM(nonce || ciphertext || tag)`
+/// under the class's metadata key, with the row identity as associated data.
+public enum MetadataBlob {
+    static let version: UInt8 = 1
+
+    /// Seals `attributes` for the row `identity`.
+    public static func seal(_ attributes: [String: KeychainValue], key: MetadataKey, identity: RowIdentity) throws -> Data {
+        let sealed = try AES.GCM.seal(
+            AttributeCodec.encode(attributes), using: key.key,
+            authenticating: identity.associatedData(for: .metadata))
+        guard let combined = sealed.combined else { throw KeychainError.internalComponent }
+        return Data([version]) + combined
+    }
+
+    /// Opens a blob sealed for `identity`.
+    ///
+    /// - Throws: `errSecDecode` when the blob was altered, truncated, or belongs to another row.
+    public static func open(_ blob: Data, key: MetadataKey, identity: RowIdentity) throws -> [String: KeychainValue] {
+        guard blob.first == version else { throw KeychainError.decode("unknown metadata blob version") }
+        let plaintext: Data
+        do {
+            plaintext = try AES.GCM.open(
+                AES.GCM.SealedBox(combined: blob.dropFirst()), using: key.key,
+                authenticating: identity.associatedData(for: .metadata))
+        } catch {
+            throw KeychainError.decode("the item's attributes failed authentication")
+        }
+        return try AttributeCodec.decode(plaintext)
+    }
+}

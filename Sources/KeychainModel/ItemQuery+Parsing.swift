@@ -1,0 +1,236 @@
+import FoundationEssentials
+
+extension ItemQuery {
+    /// Validates a `SecItem` dictionary for `operation`.
+    ///
+    /// - Throws: `errSecParam` (-50) for a missing class, a value of the wrong type, an
+    ///   internal attribute or an option the operation does not take;
+    ///   `errSecNoSuchClass` (-25306) for an unknown class; `errSecNoSuchAttr` (-25303)
+    ///   for an attribute the class does not have.
+    public init(_ dictionary: [String: KeychainValue], for operation: ItemOperation) throws {
+        var reference: PersistentReference?
+        if let value = dictionary[QueryKey.valuePersistentRef] {
+            guard operation != .add else {
+                throw KeychainError.param("kSecValuePersistentRef cannot be used to add an item")
+            }
+            guard case .data(let bytes) = value else {
+                throw KeychainError.param("kSecValuePersistentRef expects data, not a \(value.typeName)")
+            }
+            reference = try PersistentReference(data: bytes)
+        }
+
+        let itemClass: ItemClass
+        switch dictionary[QueryKey.itemClass] {
+        case nil:
+            guard let reference else { throw KeychainError.param("the query has no kSecClass") }
+            itemClass = reference.itemClass
+        case .string(let name)?:
+            guard let known = ItemClass(rawValue: name) else {
+                throw KeychainError(status: OSStatusCode.noSuchClass, message: "unknown item class \(name)")
+            }
+            itemClass = known
+        case let other?:
+            throw KeychainError.param("kSecClass expects a string, not a \(other.typeName)")
+        }
+        if let reference, reference.itemClass != itemClass {
+            throw KeychainError.param("the persistent reference is not of class \(itemClass.rawValue)")
+        }
+        if itemClass == .identity, operation == .add || operation == .update {
+            throw KeychainError.param("identities are added and updated as a certificate and a private key")
+        }
+
+        self.init(itemClass: itemClass)
+        self.persistentReference = reference
+        if operation == .delete { limit = .all }
+
+        var namesAttribute = false
+        for key in dictionary.keys.sorted() {
+            let value = dictionary[key]!  // key comes from the dictionary
+            switch key {
+            case QueryKey.itemClass, QueryKey.valuePersistentRef, QueryKey.useDataProtectionKeychain:
+                continue
+            case QueryKey.matchLimit:
+                try parseMatchLimit(value, for: operation)
+            case QueryKey.returnData, QueryKey.returnAttributes, QueryKey.returnRef, QueryKey.returnPersistentRef:
+                try parseReturnType(key, value, for: operation)
+            case QueryKey.valueData:
+                // A search ignores v_Data, as Apple's does.
+                if operation == .add { data = try Self.secret(from: value) }
+            case QueryKey.valueRef:
+                throw KeychainError(status: OSStatusCode.unimplemented,
+                                    message: "kSecValueRef is not supported yet")
+            case QueryKey.useTombstones:
+                guard operation == .delete, let flag = value.boolValue else {
+                    throw KeychainError.param("kSecUseTombstones is a boolean that only delete takes")
+                }
+                useTombstones = flag
+            default:
+                if key.hasPrefix("m_") {
+                    guard operation == .copyMatching || operation == .delete else {
+                        throw KeychainError.param("match option \(key) is not valid for this operation")
+                    }
+                    guard QueryKey.unimplementedMatchOptions.contains(key) else {
+                        throw KeychainError.param("unknown match option \(key)")
+                    }
+                    throw KeychainError(status: OSStatusCode.unimplemented, message: "match option \(key) is not supported yet")
+                } else if key.hasPrefix("r_") || key.hasPrefix("v_") {
+                    throw KeychainError.param("unknown query key \(key)")
+                } else if key.hasPrefix("u_") {
+                    // kSecUseAuthenticationUI, kSecUseOperationPrompt, ...: options for
+                    // user presence, which items without an ACL never need.
+                    continue
+                } else {
+                    try setAttribute(key, value, for: operation)
+                    namesAttribute = true
+                }
+            }
+        }
+        if reference != nil, namesAttribute {
+            throw KeychainError.param("a persistent reference cannot be combined with attributes")
+        }
+    }
+
+    private mutating func parseMatchLimit(_ value: KeychainValue, for operation: ItemOperation) throws {
+        guard operation == .copyMatching || operation == .delete else {
+            throw KeychainError.param("kSecMatchLimit is not valid for this operation")
+        }
+        let parsed: MatchLimit
+        switch value {
+        case .string(QueryKey.matchLimitOne): parsed = .one
+        case .string(QueryKey.matchLimitAll): parsed = .all
+        case .number(let n) where n > 0: parsed = n == 1 ? .one : .count(Int(clamping: n))
+        default: throw KeychainError.param("kSecMatchLimit must be kSecMatchLimitOne, kSecMatchLimitAll or a positive number")
+        }
+        // Delete removes every match whatever the limit, as macOS accepts kSecMatchLimitAll there.
+        if operation == .copyMatching { limit = parsed }
+    }
+
+    private mutating func parseReturnType(_ key: String, _ value: KeychainValue, for operation: ItemOperation) throws {
+        guard operation == .copyMatching || operation == .add else {
+            throw KeychainError.param("\(key) is not valid for this operation")
+        }
+        guard let flag = value.boolValue else {
+            throw KeychainError.param("\(key) expects a boolean, not a \(value.typeName)")
+        }
+        let type: ReturnTypes =
+            switch key {
+            case QueryKey.returnData: .data
+            case QueryKey.returnAttributes: .attributes
+            case QueryKey.returnRef: .ref
+            default: .persistentRef
+            }
+        if flag { returnTypes.insert(type) } else { returnTypes.remove(type) }
+    }
+
+    private mutating func setAttribute(_ name: String, _ value: KeychainValue, for operation: ItemOperation) throws {
+        let descriptor = try Self.descriptor(name, in: itemClass)
+        switch descriptor.access {
+        case .internal:
+            throw KeychainError.param("attribute \(name) is internal to the keychain")
+        case .queryOnly where operation == .add:
+            throw KeychainError.param("attribute \(name) is set by the keychain")
+        default:
+            break
+        }
+        switch name {
+        case ItemSchema.Name.accessGroup:
+            accessGroup = try Self.accessGroup(from: value)
+        case ItemSchema.Name.accessible:
+            protection = try Self.protection(from: value)
+        case ItemSchema.Name.synchronizable:
+            if case .string(QueryKey.synchronizableAny) = value, operation != .add {
+                synchronizable = .any
+            } else {
+                synchronizable = try Self.synchronizable(from: value) ? .yes : .no
+            }
+        case ItemSchema.Name.tombstone:
+            guard let flag = value.boolValue else { throw KeychainError.param("attribute tomb expects a boolean") }
+            tombstone = flag
+        default:
+            attributes[name] = try descriptor.coerce(value)
+        }
+    }
+
+    /// The catalogue entry for `name` in `itemClass` (for identity: certificate, then key).
+    static func descriptor(_ name: String, in itemClass: ItemClass) throws -> AttributeDescriptor {
+        let found =
+            itemClass == .identity
+            ? ItemSchema.identityAttribute(named: name)?.1
+            : ItemSchema.of(itemClass).attribute(named: name)
+        guard let found else {
+            throw KeychainError(status: OSStatusCode.noSuchAttr,
+                                message: "attribute \(name) not found in class \(itemClass.rawValue)")
+        }
+        return found
+    }
+
+    static func accessGroup(from value: KeychainValue) throws -> String {
+        guard case .string(let group) = value, !group.isEmpty, group.utf8.count <= 512 else {
+            throw KeychainError.param("kSecAttrAccessGroup must be a non-empty string")
+        }
+        return group
+    }
+
+    static func protection(from value: KeychainValue) throws -> ProtectionClass {
+        guard case .string(let name) = value, let protection = ProtectionClass(rawValue: name) else {
+            throw KeychainError.param("kSecAttrAccessible must be one of Apple's kSecAttrAccessible constants")
+        }
+        return protection
+    }
+
+    static func synchronizable(from value: KeychainValue) throws -> Bool {
+        guard let flag = value.boolValue else {
+            throw KeychainError.param("kSecAttrSynchronizable expects a boolean")
+        }
+        return flag
+    }
+
+    /// The largest secret (`v_Data`) an item may hold, in bytes.
+    public static let maximumDataSize = 1 << 20
+
+    static func secret(from value: KeychainValue) throws -> SecretBytes {
+        guard case .data(let bytes) = value else {
+            throw KeychainError.param("kSecValueData expects data, not a \(value.typeName)")
+        }
+        guard bytes.count <= maximumDataSize else {
+            throw KeychainError(status: OSStatusCode.dataTooLarge, message: "kSecValueData is larger than \(maximumDataSize) bytes")
+        }
+        return SecretBytes(bytes)
+    }
+}
+
+extension ItemChanges {
+    /// Validates the attributes-to-update dictionary of `SecItemUpdate`.
+    ///
+    /// - Throws: `errSecParam` for the class, a return, match or use key, an internal
+    ///   attribute or a value of the wrong type; `errSecNoSuchAttr` for an attribute the
+    ///   class does not have.
+    public init(_ dictionary: [String: KeychainValue], for itemClass: ItemClass) throws {
+        self.init()
+        for key in dictionary.keys.sorted() {
+            let value = dictionary[key]!  // key comes from the dictionary
+            switch key {
+            case QueryKey.useDataProtectionKeychain:
+                continue
+            case QueryKey.itemClass:
+                throw KeychainError.param("kSecClass cannot be changed by an update")
+            case QueryKey.valueData:
+                data = try ItemQuery.secret(from: value)
+            default:
+                if key.hasPrefix("r_") || key.hasPrefix("m_") || key.hasPrefix("u_") || key.hasPrefix("v_") {
+                    throw KeychainError.param("\(key) is not an attribute to update")
+                }
+                let descriptor = try ItemQuery.descriptor(key, in: itemClass)
+                guard descriptor.access == .settable else {
+                    throw KeychainError.param("attribute \(key) cannot be changed by an update")
+                }
+                switch key {
+                case ItemSchema.Name.accessGroup: accessGroup = try ItemQuery.accessGroup(from: value)
+                case ItemSchema.Name.accessible: protection = try ItemQuery.protection(from: value)
+                case ItemSchema.Name.synchronizable: synchronizable = try ItemQuery.synchronizable(from: value)
+                default: attributes[key] = try descriptor.coerce(value)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+/// Apple's `OSStatus` values for the keychain, with the messages
+/// `SecCopyErrorMessageString` returns for them.
+public enum OSStatusCode {
+    public static let success: Int32 = 0
+    public static let unimplemented: Int32 = -4
+    public static let diskFull: Int32 = -34
+    public static let io: Int32 = -36
+    public static let opWr: Int32 = -49
+    public static let param: Int32 = -50
+    public static let wrPerm: Int32 = -61
+    public static let allocate: Int32 = -108
+    public static let userCanceled: Int32 = -128
+    public static let badReq: Int32 = -909
+    public static let internalComponent: Int32 = -2070
+    public static let coreFoundationUnknown: Int32 = -4960
+    public static let notAvailable: Int32 = -25291
+    public static let readOnly: Int32 = -25292
+    public static let authFailed: Int32 = -25293
+    public static let noSuchKeychain: Int32 = -25294
+    public static let invalidKeychain: Int32 = -25295
+    public static let duplicateKeychain: Int32 = -25296
+    public static let duplicateCallback: Int32 = -25297
+    public static let invalidCallback: Int32 = -25298
+    public static let duplicateItem: Int32 = -25299
+    public static let itemNotFound: Int32 = -25300
+    public static let bufferTooSmall: Int32 = -25301
+    public static let dataTooLarge: Int32 = -25302
+    public static let noSuchAttr: Int32 = -25303
+    public static let invalidItemRef: Int32 = -25304
+    public static let invalidSearchRef: Int32 = -25305
+    public static let noSuchClass: Int32 = -25306
+    public static let noDefaultKeychain: Int32 = -25307
+    public static let interactionNotAllowed: Int32 = -25308
+    public static let readOnlyAttr: Int32 = -25309
+    public static let wrongSecVersion: Int32 = -25310
+    public static let keySizeNotAllowed: Int32 = -25311
+    public static let noStorageModule: Int32 = -25312
+    public static let noCertificateModule: Int32 = -25313
+    public static let noPolicyModule: Int32 = -25314
+    public static let interactionRequired: Int32 = -25315
+    public static let dataNotAvailable: Int32 = -25316
+    public static let dataNotModifiable: Int32 = -25317
+    public static let createChainFailed: Int32 = -25318
+    public static let invalidPrefsDomain: Int32 = -25319
+    public static let inDarkWake: Int32 = -25320
+    public static let authNeeded: Int32 = -25330
+    public static let noAccessForItem: Int32 = -25243
+    public static let decode: Int32 = -26275
+    public static let missingEntitlement: Int32 = -34018
+}
+
+extension KeychainError {
+    /// Apple's message for `status`, as `SecCopyErrorMessageString` returns it.
+    public static func appleMessage(for status: Int32) -> String {
+        switch status {
+        case OSStatusCode.success: "No error."
+        case OSStatusCode.unimplemented: "Function or operation not implemented."
+        case OSStatusCode.diskFull: "The disk is full."
+        case OSStatusCode.io: "I/O error."
+        case OSStatusCode.opWr: "The file is already open with write permission."
+        case OSStatusCode.param: "One or more parameters passed to a function were not valid."
+        case OSStatusCode.wrPerm: "A write permissions error occurred."
+        case OSStatusCode.allocate: "Failed to allocate memory."
+        case OSStatusCode.userCanceled: "User canceled the operation."
+        case OSStatusCode.badReq: "Bad parameter or invalid state for operation."
+        case OSStatusCode.internalComponent: "An internal component failed."
+        case OSStatusCode.coreFoundationUnknown: "An unknown Core Foundation error occurred."
+        case OSStatusCode.notAvailable: "No keychain is available. You may need to restart your computer."
+        case OSStatusCode.readOnly: "This keychain cannot be modified."
+        case OSStatusCode.authFailed: "The user name or passphrase you entered is not correct."
+        case OSStatusCode.noSuchKeychain: "The specified keychain could not be found."
+        case OSStatusCode.invalidKeychain: "The specified keychain is not a valid keychain file."
+        case OSStatusCode.duplicateKeychain: "A keychain with the same name already exists."
+        case OSStatusCode.duplicateCallback: "The specified callback function is already installed."
+        case OSStatusCode.invalidCallback: "The specified callback function is not valid."
+        case OSStatusCode.duplicateItem: "The specified item already exists in the keychain."
+        case OSStatusCode.itemNotFound: "The specified item could not be found in the keychain."
+        case OSStatusCode.bufferTooSmall: "There is not enough memory available to use the specified item."
+        case OSStatusCode.dataTooLarge: "This item contains information which is too large or in a format that cannot be displayed."
+        case OSStatusCode.noSuchAttr: "The specified attribute does not exist."
+        case OSStatusCode.invalidItemRef: "The specified item is no longer valid. It may have been deleted from the keychain."
+        case OSStatusCode.invalidSearchRef: "Unable to search the current keychain."
+        case OSStatusCode.noSuchClass: "The specified item does not appear to be a valid keychain item."
+        case OSStatusCode.noDefaultKeychain: "A default keychain could not be found."
+        case OSStatusCode.interactionNotAllowed: "User interaction is not allowed."
+        case OSStatusCode.readOnlyAttr: "The specified attribute could not be modified."
+        case OSStatusCode.wrongSecVersion: "This keychain was created by a different version of the system software and cannot be opened."
+        case OSStatusCode.keySizeNotAllowed: "This item specifies a key size which is too large or too small."
+        case OSStatusCode.noStorageModule: "A required component (data storage module) could not be loaded. You may need to restart your computer."
+        case OSStatusCode.noCertificateModule: "A required component (certificate module) could not be loaded. You may need to restart your computer."
+        case OSStatusCode.noPolicyModule: "A required component (policy module) could not be loaded. You may need to restart your computer."
+        case OSStatusCode.interactionRequired: "User interaction is required, but is currently not allowed."
+        case OSStatusCode.dataNotAvailable: "The contents of this item cannot be retrieved."
+        case OSStatusCode.dataNotModifiable: "The contents of this item cannot be modified."
+        case OSStatusCode.createChainFailed: "One or more certificates required to validate this certificate cannot be found."
+        case OSStatusCode.invalidPrefsDomain: "The specified preferences domain is not valid."
+        case OSStatusCode.inDarkWake: "In dark wake, no UI possible"
+        case OSStatusCode.authNeeded: "Auth is needed before the requested action can be performed."
+        case OSStatusCode.noAccessForItem: "The specified item has no access control."
+        case OSStatusCode.decode: "Unable to decode the provided data."
+        case OSStatusCode.missingEntitlement: "A required entitlement isn't present."
+        default: "OSStatus \(status)"
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import FoundationEssentials
+import KeychainModel
+
+extension KeychainStore {
+    /// `SecItemAdd` for a validated query.
+    ///
+    /// - Throws: `errSecDuplicateItem` when a live item has the same primary key (a
+    ///   tombstone there is replaced), `errSecMissingEntitlement` for a group the caller
+    ///   lacks, `errSecParam` for a synchronizable ThisDeviceOnly item.
+    public func add(_ query: ItemQuery, caller: AccessGroups) throws -> KeychainValue? {
+        let group = query.accessGroup ?? caller.defaultGroup
+        try caller.authorize(group)
+        let protection = query.protection ?? query.itemClass.defaultProtection
+        let synchronizable = query.synchronizable == .yes
+        if synchronizable, protection.isThisDeviceOnly {
+            throw KeychainError.param("a ThisDeviceOnly item cannot be synchronizable")
+        }
+
+        var attributes = query.attributes
+        for attribute in ItemSchema.of(query.itemClass).primaryKey where attributes[attribute.name] == nil {
+            if attribute.name != ItemSchema.Name.accessGroup, attribute.name != ItemSchema.Name.synchronizable {
+                attributes[attribute.name] = attribute.defaultValue
+            }
+        }
+        let now = Date()
+        attributes[ItemSchema.Name.creationDate] = .date(now)
+        attributes[ItemSchema.Name.modificationDate] = .date(now)
+
+        let item = KeychainItem(
+            itemClass: query.itemClass, attributes: attributes, accessGroup: group,
+            protection: protection, synchronizable: synchronizable, tombstone: false,
+            persistentReference: PersistentReference(itemClass: query.itemClass, uuid: UUID()),
+            data: query.data)
+        let sealed = try seal(item)
+        try write { db in
+            try claimPrimaryKey(sealed.identity.primaryKeyToken, of: item.itemClass, excluding: nil, in: db)
+            try insert(sealed, in: db)
+        }
+        return item.result(for: query.returnTypes)
+    }
+}

@@ -1,0 +1,195 @@
+import FoundationEssentials
+import GRDB
+import KeychainCrypto
+import KeychainModel
+
+/// A decrypted row that matched a query.
+struct Match {
+    let row: StoredRow
+    var item: KeychainItem
+}
+
+/// The matches of a search, and whether a candidate could not be read (errSecDecode)
+/// and was skipped, so that an otherwise empty result reports the damage.
+struct SearchOutcome {
+    var matches: [Match] = []
+    var skippedUnreadable = false
+
+    /// - Throws: errSecDecode when nothing matched but a candidate was unreadable,
+    ///   errSecItemNotFound when nothing matched.
+    func requireMatches() throws -> [Match] {
+        if matches.isEmpty {
+            throw skippedUnreadable
+                ? KeychainError.decode("the matching item could not be decrypted") : KeychainError.itemNotFound
+        }
+        return matches
+    }
+}
+
+/// An item sealed for storage: its identity, blobs and token column values.
+struct SealedRow {
+    let identity: RowIdentity
+    let metadata: Data
+    let secret: Data
+    let tokens: [(column: String, value: Int64?)]
+}
+
+extension KeychainStore {
+    /// Candidate rows by plaintext columns and tokens (an indexed lookup when the query names
+    /// a primary-key attribute), each decrypted and confirmed, in insertion order.
+    func search(_ criteria: SearchCriteria, in db: Database, limit: Int?, withData: Bool) throws -> SearchOutcome {
+        let table = ItemTable.of(criteria.itemClass)
+        var clauses = ["agrp IN (\(databaseQuestionMarks(count: criteria.groups.count)))", "tomb = ?"]
+        var arguments: [any DatabaseValueConvertible] = criteria.groups
+        arguments.append(criteria.tombstone ? 1 : 0)
+        switch criteria.synchronizable {
+        case .no: clauses.append("sync = 0")
+        case .yes: clauses.append("sync = 1")
+        case .any: break
+        }
+        if let protection = criteria.protection {
+            clauses.append("pdmn = ?")
+            arguments.append(protection.rawValue)
+        }
+        if let uuid = criteria.uuid {
+            clauses.append("uuid = ?")
+            arguments.append(uuid.storedBytes)
+        }
+        for name in criteria.attributes.keys.sorted() where table.hasTokenColumn(name) {
+            clauses.append("\(ItemTable.tokenColumn(name)) = ?")
+            arguments.append(blindIndex.token(criteria.itemClass, attribute: name, value: criteria.attributes[name]!))
+        }
+        let sql = "SELECT \(StoredRow.columns) FROM \(table.name) WHERE \(clauses.joined(separator: " AND ")) ORDER BY rowid"
+
+        var outcome = SearchOutcome()
+        let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
+        while let row = try rows.next() {
+            do {
+                let stored = try StoredRow(row, itemClass: criteria.itemClass)
+                var item = try openMetadata(stored)
+                guard criteria.accepts(item) else { continue }
+                if withData { item.data = try openSecret(stored) }
+                outcome.matches.append(Match(row: stored, item: item))
+                if let limit, outcome.matches.count >= limit { break }
+            } catch let error as KeychainError where error == .decode {
+                // One damaged row must not hide the others.
+                outcome.skippedUnreadable = true
+            }
+        }
+        return outcome
+    }
+
+    /// Decrypts a row's attributes.
+    func openMetadata(_ stored: StoredRow) throws -> KeychainItem {
+        let identity = stored.identity
+        let key = try keybag.metadataKey(for: identity.protection)
+        let attributes = try MetadataBlob.open(stored.metadata, key: key, identity: identity)
+        return KeychainItem(
+            itemClass: identity.itemClass, attributes: attributes, accessGroup: identity.accessGroup,
+            protection: identity.protection, synchronizable: identity.synchronizable,
+            tombstone: identity.tombstone,
+            persistentReference: PersistentReference(itemClass: identity.itemClass, uuid: identity.uuid),
+            data: nil)
+    }
+
+    /// Decrypts a row's secret through the keybag.
+    func openSecret(_ stored: StoredRow) throws -> SecretBytes? {
+        let protection = stored.identity.protection
+        return try SecretBlob.open(stored.secret, identity: stored.identity) { wrapped, associatedData in
+            try keybag.unwrapItemKey(wrapped, for: protection, associatedData: associatedData)
+        }
+    }
+
+    /// Encrypts `item` for its row: tokens, the primary-key token, and both blobs.
+    func seal(_ item: KeychainItem) throws -> SealedRow {
+        let table = ItemTable.of(item.itemClass)
+        let primaryKey = table.schema.primaryKey.map { attribute in
+            (name: attribute.name, value: item.value(of: attribute.name) ?? attribute.defaultValue)
+        }
+        let identity = RowIdentity(
+            itemClass: item.itemClass, uuid: item.persistentReference.uuid, accessGroup: item.accessGroup,
+            protection: item.protection, synchronizable: item.synchronizable, tombstone: item.tombstone,
+            primaryKeyToken: blindIndex.primaryKeyToken(item.itemClass, values: primaryKey))
+        let metadata = try MetadataBlob.seal(
+            item.attributes, key: keybag.metadataKey(for: item.protection), identity: identity)
+        let secret = try SecretBlob.seal(item.data, identity: identity) { itemKey, associatedData in
+            try keybag.wrapItemKey(itemKey, for: item.protection, associatedData: associatedData)
+        }
+        let tokens = table.tokenAttributes.map { attribute in
+            (
+                column: ItemTable.tokenColumn(attribute.name),
+                value: item.attributes[attribute.name].map {
+                    blindIndex.token(item.itemClass, attribute: attribute.name, value: $0)
+                }
+            )
+        }
+        return SealedRow(identity: identity, metadata: metadata, secret: secret, tokens: tokens)
+    }
+
+    /// Inserts a sealed row.
+    func insert(_ sealed: SealedRow, in db: Database) throws {
+        let (columns, values) = columnValues(sealed)
+        try db.execute(
+            sql: "INSERT INTO \(sealed.identity.itemClass.rawValue) (\(columns.joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))",
+            arguments: StatementArguments(values))
+    }
+
+    /// Replaces the row `rowID` with a sealed row, keeping its rowid (insertion order).
+    func replace(rowID: Int64, with sealed: SealedRow, in db: Database) throws {
+        let (columns, values) = columnValues(sealed)
+        try db.execute(
+            sql: "UPDATE \(sealed.identity.itemClass.rawValue) SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE rowid = ?",
+            arguments: StatementArguments(values + [rowID]))
+    }
+
+    func deleteRow(_ rowID: Int64, of itemClass: ItemClass, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM \(itemClass.rawValue) WHERE rowid = ?", arguments: [rowID])
+    }
+
+    /// Makes room for a row with primary-key token `pk`: a tombstone there is removed; a live
+    /// item other than `excluding` is a duplicate.
+    func claimPrimaryKey(_ pk: Data, of itemClass: ItemClass, excluding: Int64?, in db: Database) throws {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT rowid, tomb FROM \(itemClass.rawValue) WHERE pk = ?", arguments: [pk])
+        else { return }
+        let rowID: Int64 = row["rowid"]
+        if rowID == excluding { return }
+        guard (row["tomb"] as Int64) != 0 else { throw KeychainError.duplicateItem }
+        try deleteRow(rowID, of: itemClass, in: db)
+    }
+
+    /// The tombstone a deleted or re-keyed synchronizable item leaves: its primary key,
+    /// dates and identity columns, a new persistent reference, no secret.
+    func tombstone(of item: KeychainItem, at now: Date) -> KeychainItem {
+        let schema = ItemSchema.of(item.itemClass)
+        var attributes: [String: KeychainValue] = [:]
+        for attribute in schema.primaryKey {
+            if let value = item.attributes[attribute.name] { attributes[attribute.name] = value }
+        }
+        attributes[ItemSchema.Name.creationDate] = item.attributes[ItemSchema.Name.creationDate]
+        attributes[ItemSchema.Name.modificationDate] = .date(now)
+        var tombstone = item
+        tombstone.attributes = attributes
+        tombstone.tombstone = true
+        tombstone.data = nil
+        tombstone.persistentReference = PersistentReference(itemClass: item.itemClass, uuid: UUID())
+        return tombstone
+    }
+
+    private func columnValues(_ sealed: SealedRow) -> ([String], [(any DatabaseValueConvertible)?]) {
+        let identity = sealed.identity
+        var columns = ["uuid", "agrp", "pdmn", "sync", "tomb", "pk"]
+        var values: [(any DatabaseValueConvertible)?] = [
+            identity.uuid.storedBytes, identity.accessGroup, identity.protection.rawValue,
+            identity.synchronizable ? 1 : 0, identity.tombstone ? 1 : 0, identity.primaryKeyToken,
+        ]
+        for token in sealed.tokens {
+            columns.append(token.column)
+            values.append(token.value)
+        }
+        columns += ["meta", "secret"]
+        values += [sealed.metadata, sealed.secret]
+        return (columns, values)
+    }
+}

@@ -1,0 +1,134 @@
+import FoundationEssentials
+import GRDB
+import KeychainCrypto
+public import KeychainModel
+public import Keybag
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The encrypted item store: one SQLite database (WAL) in `KEYCHAIN_HOME`, one table per
+/// item class, queried with the iOS data-protection keychain's `SecItem` semantics.
+///
+/// Only access group, protection class, sync, tombstone, the row's UUID and keyed tokens
+/// are stored in plaintext; attributes and secrets are AES-256-GCM blobs bound to their
+/// row (see ARCHITECTURE.md, "Item encryption").
+public final class KeychainStore: Sendable {
+    let database: DatabasePool
+    let keybag: any Keybag
+    let blindIndex: BlindIndex
+
+    /// The database file's name inside `KEYCHAIN_HOME`.
+    public static let databaseFileName = "keychain.db"
+
+    /// Opens (creating if needed) the store in `directory` with keys from `keybag`.
+    ///
+    /// - Throws: `errSecIO` when the directory or database cannot be opened, or a
+    ///   keybag error.
+    public init(directory: String, keybag: any Keybag) throws {
+        let path = directory + "/" + Self.databaseFileName
+        try Self.createPrivateFile(path)
+        var configuration = Configuration()
+        configuration.label = "keychain"
+        configuration.prepareDatabase { db in
+            // Deleted rows are overwritten on disk, not only unlinked from the b-tree.
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+            // An acknowledged write survives power loss, not only a crash.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            database = try DatabasePool(path: path, configuration: configuration)
+            try StoreSchema.migrator.migrate(database)
+        } catch {
+            throw Self.keychainError(error)
+        }
+        self.keybag = keybag
+        self.blindIndex = BlindIndex(key: try keybag.indexKey())
+    }
+
+    /// Opens the store in `home` with the in-process device keybag, creating `home` (0700).
+    public static func open(home: String) throws -> KeychainStore {
+        try createPrivateDirectory(home)
+        return try KeychainStore(directory: home, keybag: DeviceKeybag(directory: home))
+    }
+
+    // MARK: - SecItem entry points
+
+    /// `SecItemAdd`: validates `query` and adds one item.
+    ///
+    /// - Returns: what the query's `kSecReturn*` keys ask for, or nil.
+    public func add(_ query: [String: KeychainValue], caller: AccessGroups) throws -> KeychainValue? {
+        try add(ItemQuery(query, for: .add), caller: caller)
+    }
+
+    /// `SecItemCopyMatching`: the matches of `query`, shaped by its return keys and limit.
+    public func copyMatching(_ query: [String: KeychainValue], caller: AccessGroups) throws -> KeychainValue? {
+        try copyMatching(ItemQuery(query, for: .copyMatching), caller: caller)
+    }
+
+    /// `SecItemUpdate`: changes `attributes` on every match of `query`.
+    public func update(_ query: [String: KeychainValue], attributes: [String: KeychainValue], caller: AccessGroups) throws {
+        let parsed = try ItemQuery(query, for: .update)
+        try update(parsed, changes: ItemChanges(attributes, for: parsed.itemClass), caller: caller)
+    }
+
+    /// `SecItemDelete`: removes every match of `query`.
+    public func delete(_ query: [String: KeychainValue], caller: AccessGroups) throws {
+        try delete(ItemQuery(query, for: .delete), caller: caller)
+    }
+
+    // MARK: - Helpers shared by the operations
+
+    /// Runs a database write, mapping SQLite errors to OSStatus errors.
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try database.write(body)
+        } catch {
+            throw Self.keychainError(error)
+        }
+    }
+
+    /// Runs a database read, mapping SQLite errors to OSStatus errors.
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try database.read(body)
+        } catch {
+            throw Self.keychainError(error)
+        }
+    }
+
+    /// An OSStatus error for any error out of the database layer. The message holds
+    /// SQLite's result code and message, never statement arguments.
+    static func keychainError(_ error: any Error) -> KeychainError {
+        if let error = error as? KeychainError { return error }
+        guard let error = error as? DatabaseError else {
+            return KeychainError(status: OSStatusCode.io, message: "storage error")
+        }
+        let detail = "SQLite error \(error.resultCode.rawValue): \(error.message ?? "")"
+        switch error.resultCode {
+        case .SQLITE_FULL: return KeychainError(status: OSStatusCode.diskFull, message: detail)
+        case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_AUTH:
+            return KeychainError(status: OSStatusCode.wrPerm, message: detail)
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB: return KeychainError(status: OSStatusCode.decode, message: detail)
+        case .SQLITE_CONSTRAINT: return KeychainError(status: OSStatusCode.duplicateItem, message: detail)
+        default: return KeychainError(status: OSStatusCode.io, message: detail)
+        }
+    }
+
+    static func createPrivateDirectory(_ path: String) throws {
+        if mkdir(path, 0o700) != 0, errno != EEXIST {
+            throw KeychainError(status: OSStatusCode.io, message: "cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Creates the database file with mode 0600 before SQLite opens it, so that it and
+    /// its -wal and -shm files (SQLite copies the mode) are private from the start.
+    static func createPrivateFile(_ path: String) throws {
+        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else {
+            throw KeychainError(status: OSStatusCode.io, message: "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        close(fd)
+    }
+}

@@ -1,0 +1,17 @@
+import GRDB
+import KeychainModel
+
+/// Schema changes, applied only through migrations.
+enum StoreSchema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1 item tables") { db in
+            for itemClass in ItemClass.stored {
+                for statement in ItemTable.of(itemClass).creationSQL {
+                    try db.execute(sql: statement)
+                }
+            }
+        }
+        return migrator
+    }
+}
