@@ -127,7 +127,8 @@ struct ByteReader {
     var remaining: Int { bytes.count - offset }
 
     mutating func byte() throws -> UInt8 {
-        try bytes(1)[0]
+        let slice = try bytes(1)
+        return slice[slice.startIndex]  // slices keep their parent's indices
     }
 
     mutating func bytes(_ count: Int) throws -> ArraySlice<UInt8> {

@@ -1,3 +1,4 @@
+import GRDB
 import KeychainModel
 
 extension KeychainStore {
@@ -22,5 +23,18 @@ extension KeychainStore {
             return .array(items.compactMap { $0.result(for: query.returnTypes) })
         }
         return items[0].result(for: query.returnTypes)
+    }
+}
+
+extension KeychainStore {
+    /// SQLite's `EXPLAIN QUERY PLAN` for the candidate lookup of a `SecItemCopyMatching`
+    /// query: shows whether the lookup uses an index. For diagnostics and tests.
+    public func queryPlan(for query: [String: KeychainValue], caller: AccessGroups) throws -> [String] {
+        let parsed = try ItemQuery(query, for: .copyMatching)
+        guard parsed.itemClass != .identity else { throw KeychainError.param("identities are a join; explain certificates and keys") }
+        let (sql, arguments) = selectStatement(try SearchCriteria(parsed, caller: caller))
+        return try read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+        }
     }
 }

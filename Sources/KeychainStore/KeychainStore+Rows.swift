@@ -35,9 +35,8 @@ struct SealedRow {
 }
 
 extension KeychainStore {
-    /// Candidate rows by plaintext columns and tokens (an indexed lookup when the query names
-    /// a primary-key attribute), each decrypted and confirmed, in insertion order.
-    func search(_ criteria: SearchCriteria, in db: Database, limit: Int?, withData: Bool) throws -> SearchOutcome {
+    /// The SELECT of candidate rows: plaintext columns and token equality only.
+    func selectStatement(_ criteria: SearchCriteria) -> (String, StatementArguments) {
         let table = ItemTable.of(criteria.itemClass)
         var clauses = ["agrp IN (\(databaseQuestionMarks(count: criteria.groups.count)))", "tomb = ?"]
         var arguments: [any DatabaseValueConvertible] = criteria.groups
@@ -60,9 +59,15 @@ extension KeychainStore {
             arguments.append(blindIndex.token(criteria.itemClass, attribute: name, value: criteria.attributes[name]!))
         }
         let sql = "SELECT \(StoredRow.columns) FROM \(table.name) WHERE \(clauses.joined(separator: " AND ")) ORDER BY rowid"
+        return (sql, StatementArguments(arguments))
+    }
 
+    /// Candidate rows by plaintext columns and tokens (an indexed lookup when the query names
+    /// a primary-key attribute), each decrypted and confirmed, in insertion order.
+    func search(_ criteria: SearchCriteria, in db: Database, limit: Int?, withData: Bool) throws -> SearchOutcome {
+        let (sql, arguments) = selectStatement(criteria)
         var outcome = SearchOutcome()
-        let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
+        let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
         while let row = try rows.next() {
             do {
                 let stored = try StoredRow(row, itemClass: criteria.itemClass)

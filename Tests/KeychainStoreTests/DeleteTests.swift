@@ -1,0 +1,123 @@
+import FoundationEssentials
+import KeychainModel
+import KeychainStore
+import KeychainTestSupport
+import Testing
+
+@Suite struct DeleteTests {
+    let keychain: TemporaryKeychain
+    init() throws { keychain = try TemporaryKeychain() }
+    var store: KeychainStore { keychain.store }
+    var caller: AccessGroups { keychain.caller }
+
+    @Test func deleteRemovesEveryMatch() throws {
+        for account in ["a", "b", "c"] {
+            _ = try store.add(genericPassword(account: account, service: "s"), caller: caller)
+        }
+        _ = try store.add(genericPassword(account: "keep", service: "other"), caller: caller)
+        try store.delete(genericPassword(service: "s"), caller: caller)
+        #expect(osStatus { try store.copyMatching(genericPassword(service: "s"), caller: caller) } == -25300)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "keep"), caller: caller) } == 0)
+    }
+
+    @Test func matchLimitAllIsAcceptedOnDelete() throws {
+        _ = try store.add(genericPassword(account: "a"), caller: caller)
+        _ = try store.add(genericPassword(account: "b"), caller: caller)
+        try store.delete(genericPassword(["m_Limit": .string("m_LimitAll")]), caller: caller)
+        #expect(osStatus { try store.copyMatching(genericPassword(), caller: caller) } == -25300)
+        // m_LimitOne still removes every match: delete has no limit.
+        _ = try store.add(genericPassword(account: "a"), caller: caller)
+        _ = try store.add(genericPassword(account: "b"), caller: caller)
+        try store.delete(genericPassword(["m_Limit": .string("m_LimitOne")]), caller: caller)
+        #expect(osStatus { try store.copyMatching(genericPassword(), caller: caller) } == -25300)
+    }
+
+    @Test func noMatchIsItemNotFound() {
+        #expect(osStatus { try store.delete(genericPassword(account: "nobody"), caller: caller) } == -25300)
+    }
+
+    @Test func returnKeysOnDeleteAreParamErrors() throws {
+        _ = try store.add(genericPassword(account: "a"), caller: caller)
+        #expect(osStatus { try store.delete(genericPassword(account: "a", ["r_Data": .bool(true)]), caller: caller) } == -50)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "a"), caller: caller) } == 0, "nothing was deleted")
+    }
+
+    @Test func deletedItemCanBeAddedAgain() throws {
+        _ = try store.add(genericPassword(account: "a", ["v_Data": .utf8("1")]), caller: caller)
+        try store.delete(genericPassword(account: "a"), caller: caller)
+        _ = try store.add(genericPassword(account: "a", ["v_Data": .utf8("2")]), caller: caller)
+        #expect(try store.copyMatching(genericPassword(account: "a", ["r_Data": .bool(true)]), caller: caller) == .utf8("2"))
+    }
+}
+
+@Suite struct SynchronizableTests {
+    let keychain: TemporaryKeychain
+    init() throws { keychain = try TemporaryKeychain() }
+    var store: KeychainStore { keychain.store }
+    var caller: AccessGroups { keychain.caller }
+
+    func accounts(_ query: [String: KeychainValue]) throws -> [String] {
+        let result = try store.copyMatching(query.merging(["r_Attributes": .bool(true), "m_Limit": .string("m_LimitAll")]) { $1 }, caller: caller)
+        return result?.array?.compactMap { $0.dictionary?["acct"]?.stringValue } ?? []
+    }
+
+    @Test func queriesWithoutSyncSeeOnlyNonSynchronizableItems() throws {
+        _ = try store.add(genericPassword(account: "local"), caller: caller)
+        _ = try store.add(genericPassword(account: "synced", ["sync": .bool(true)]), caller: caller)
+        #expect(try accounts(genericPassword()) == ["local"])
+        #expect(try accounts(genericPassword(["sync": .bool(true)])) == ["synced"])
+        #expect(try accounts(genericPassword(["sync": .bool(false)])) == ["local"])
+        #expect(try accounts(genericPassword(["sync": .string("syna")])) == ["local", "synced"])
+        #expect(try accounts(genericPassword(["sync": .number(1)])) == ["synced"], "a CFNumber works as a boolean")
+    }
+
+    @Test func synchronizableAnyIsNotAValueToAdd() {
+        #expect(osStatus { try store.add(genericPassword(account: "x", ["sync": .string("syna")]), caller: caller) } == -50)
+    }
+
+    @Test func deletingASynchronizableItemLeavesATombstone() throws {
+        _ = try store.add(genericPassword(account: "s", service: "svc", ["sync": .bool(true), "v_Data": .utf8("pw"), "labl": .string("L")]), caller: caller)
+        let reference = try store.copyMatching(genericPassword(account: "s", ["sync": .bool(true), "r_PersistentRef": .bool(true)]), caller: caller)
+        try store.delete(genericPassword(account: "s", ["sync": .bool(true)]), caller: caller)
+
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "s", ["sync": .string("syna")]), caller: caller) } == -25300,
+                "queries never see tombstones unless they ask")
+        let tomb = try #require(try store.copyMatching(
+            genericPassword(account: "s", ["sync": .bool(true), "tomb": .bool(true), "r_Attributes": .bool(true), "r_PersistentRef": .bool(true), "r_Data": .bool(true)]),
+            caller: caller)?.dictionary)
+        #expect(tomb["tomb"] == .bool(true))
+        #expect(tomb["acct"] == .string("s"))
+        #expect(tomb["svce"] == .string("svc"), "the primary key is kept")
+        #expect(tomb["labl"] == nil, "other attributes are not")
+        #expect(tomb["v_Data"] == nil, "nor the secret")
+        #expect(tomb["v_PersistentRef"] != nil && tomb["v_PersistentRef"] != reference, "a tombstone gets a new persistent ref")
+        #expect(osStatus { try store.copyMatching(["v_PersistentRef": reference!], caller: caller) } == -25300)
+    }
+
+    @Test func addingOverATombstoneReplacesIt() throws {
+        _ = try store.add(genericPassword(account: "s", ["sync": .bool(true)]), caller: caller)
+        try store.delete(genericPassword(account: "s", ["sync": .bool(true)]), caller: caller)
+        _ = try store.add(genericPassword(account: "s", ["sync": .bool(true), "v_Data": .utf8("again")]), caller: caller)
+        #expect(try store.copyMatching(genericPassword(account: "s", ["sync": .bool(true), "r_Data": .bool(true)]), caller: caller) == .utf8("again"))
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "s", ["sync": .bool(true), "tomb": .bool(true)]), caller: caller) } == -25300)
+    }
+
+    @Test func useTombstonesFalseDeletesOutright() throws {
+        _ = try store.add(genericPassword(account: "s", ["sync": .bool(true)]), caller: caller)
+        try store.delete(genericPassword(account: "s", ["sync": .bool(true), "u_Tomb": .bool(false)]), caller: caller)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "s", ["sync": .bool(true), "tomb": .bool(true)]), caller: caller) } == -25300)
+    }
+
+    @Test func nonSynchronizableItemsLeaveNoTombstone() throws {
+        _ = try store.add(genericPassword(account: "l"), caller: caller)
+        try store.delete(genericPassword(account: "l"), caller: caller)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "l", ["tomb": .bool(true), "sync": .string("syna")]), caller: caller) } == -25300)
+    }
+
+    @Test func rekeyingASynchronizableItemLeavesATombstoneAtTheOldKey() throws {
+        _ = try store.add(genericPassword(account: "old", ["sync": .bool(true)]), caller: caller)
+        try store.update(genericPassword(account: "old", ["sync": .bool(true)]), attributes: ["acct": .string("new")], caller: caller)
+        #expect(try accounts(genericPassword(["sync": .bool(true)])) == ["new"])
+        #expect(try accounts(genericPassword(["sync": .bool(true), "tomb": .bool(true)])) == ["old"])
+    }
+}

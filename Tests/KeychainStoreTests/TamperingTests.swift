@@ -1,0 +1,97 @@
+import FoundationEssentials
+import GRDB
+import KeychainModel
+import KeychainStore
+import KeychainTestSupport
+import Testing
+
+/// Edits the database behind the store's back, as an attacker with the file would.
+@Suite struct TamperingTests {
+    let keychain: TemporaryKeychain
+    let raw: DatabaseQueue
+    init() throws {
+        keychain = try TemporaryKeychain()
+        raw = try DatabaseQueue(path: keychain.databaseFiles[0])
+        for account in ["a", "b", "c", "d", "e"] {
+            _ = try keychain.store.add(genericPassword(account: account, service: "s", ["v_Data": .utf8("secret of \(account)")]), caller: keychain.caller)
+        }
+    }
+    var store: KeychainStore { keychain.store }
+    var caller: AccessGroups { keychain.caller }
+
+    func dataStatus(_ account: String) -> Int32 {
+        osStatus { try store.copyMatching(genericPassword(account: account, ["r_Data": .bool(true)]), caller: caller) }
+    }
+
+    func rowID(_ account: String) throws -> Int64 {
+        guard case .data(let ref)? = try store.copyMatching(genericPassword(account: account, ["r_PersistentRef": .bool(true)]), caller: caller) else {
+            throw KeychainError.itemNotFound
+        }
+        return try raw.read { db in
+            try Int64.fetchOne(db, sql: "SELECT rowid FROM genp WHERE uuid = ?", arguments: [ref.dropFirst(4)])!
+        }
+    }
+
+    @Test func swappedSecretBlobsAndAnEditedGroupReadAsDecodeForExactlyThoseRows() throws {
+        let (a, b, c) = (try rowID("a"), try rowID("b"), try rowID("c"))
+        try raw.write { db in
+            let secretA = try Data.fetchOne(db, sql: "SELECT secret FROM genp WHERE rowid = ?", arguments: [a])!
+            let secretB = try Data.fetchOne(db, sql: "SELECT secret FROM genp WHERE rowid = ?", arguments: [b])!
+            try db.execute(sql: "UPDATE genp SET secret = ? WHERE rowid = ?", arguments: [secretB, a])
+            try db.execute(sql: "UPDATE genp SET secret = ? WHERE rowid = ?", arguments: [secretA, b])
+            // Move c into the caller's other group: its blobs no longer authenticate.
+            try db.execute(sql: "UPDATE genp SET agrp = 'test.shared' WHERE rowid = ?", arguments: [c])
+        }
+        #expect(dataStatus("a") == -26275)
+        #expect(dataStatus("b") == -26275)
+        #expect(dataStatus("c") == -26275)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "c", ["r_Attributes": .bool(true)]), caller: caller) } == -26275)
+        #expect(try store.copyMatching(genericPassword(account: "d", ["r_Data": .bool(true)]), caller: caller) == .utf8("secret of d"))
+        #expect(try store.copyMatching(genericPassword(account: "e", ["r_Data": .bool(true)]), caller: caller) == .utf8("secret of e"))
+        // Swapped secrets leave the attributes readable.
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "a", ["r_Attributes": .bool(true)]), caller: caller) } == 0)
+        // A query over everything returns the readable items and never another row's secret.
+        let all = try store.copyMatching(genericPassword(service: "s", ["r_Data": .bool(true), "m_Limit": .string("m_LimitAll")]), caller: caller)
+        #expect(all == .array([.utf8("secret of d"), .utf8("secret of e")]))
+    }
+
+    @Test func swappedMetadataBlobsAreDetected() throws {
+        let (a, b) = (try rowID("a"), try rowID("b"))
+        try raw.write { db in
+            let metaA = try Data.fetchOne(db, sql: "SELECT meta FROM genp WHERE rowid = ?", arguments: [a])!
+            let metaB = try Data.fetchOne(db, sql: "SELECT meta FROM genp WHERE rowid = ?", arguments: [b])!
+            try db.execute(sql: "UPDATE genp SET meta = ? WHERE rowid = ?", arguments: [metaB, a])
+            try db.execute(sql: "UPDATE genp SET meta = ? WHERE rowid = ?", arguments: [metaA, b])
+        }
+        // Tokens still point at the rows, but neither decrypts: never the other's attributes.
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "a", ["r_Attributes": .bool(true)]), caller: caller) } == -26275)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "b", ["r_Attributes": .bool(true)]), caller: caller) } == -26275)
+        #expect(dataStatus("c") == 0)
+    }
+
+    @Test func editedPlaintextColumnsAndTruncatedBlobs() throws {
+        let (a, b, c, d) = (try rowID("a"), try rowID("b"), try rowID("c"), try rowID("d"))
+        try raw.write { db in
+            try db.execute(sql: "UPDATE genp SET pdmn = 'dk' WHERE rowid = ?", arguments: [a])
+            try db.execute(sql: "UPDATE genp SET meta = substr(meta, 1, 20) WHERE rowid = ?", arguments: [b])
+            try db.execute(sql: "UPDATE genp SET secret = substr(secret, 1, 30) WHERE rowid = ?", arguments: [c])
+            try db.execute(sql: "UPDATE genp SET pdmn = 'bogus' WHERE rowid = ?", arguments: [d])
+        }
+        #expect(dataStatus("a") == -26275)
+        #expect(dataStatus("b") == -26275)
+        #expect(dataStatus("c") == -26275)
+        #expect(dataStatus("d") == -26275)
+        #expect(dataStatus("e") == 0)
+    }
+
+    @Test func damagedItemsDoNotStopWritesToOthers() throws {
+        let a = try rowID("a")
+        try raw.write { db in
+            try db.execute(sql: "UPDATE genp SET meta = zeroblob(60) WHERE rowid = ?", arguments: [a])
+        }
+        try store.update(genericPassword(service: "s"), attributes: ["labl": .string("touched")], caller: caller)
+        try store.delete(genericPassword(account: "e"), caller: caller)
+        #expect(dataStatus("a") == -26275, "the damaged row is left as it was, not deleted")
+        #expect(dataStatus("b") == 0)
+    }
+}

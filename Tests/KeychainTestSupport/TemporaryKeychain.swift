@@ -1,0 +1,66 @@
+import FoundationEssentials
+import KeychainModel
+import KeychainStore
+import Glibc
+
+/// A keychain in a fresh temporary `KEYCHAIN_HOME`, removed when dropped.
+public final class TemporaryKeychain: @unchecked Sendable {
+    // @unchecked: all stored properties are immutable after init.
+    public let home: String
+    public let store: KeychainStore
+    /// The access groups tests act with: "test.group" is the default.
+    public let caller = AccessGroups(["test.group", "test.shared"])
+
+    public init() throws {
+        home = try Self.makeTemporaryDirectory()
+        store = try KeychainStore.open(home: home)
+    }
+
+    deinit {
+        try? FileManagerLite.removeTree(home)
+    }
+
+    /// The database file, its WAL and its shared-memory file.
+    public var databaseFiles: [String] {
+        let db = home + "/" + KeychainStore.databaseFileName
+        return [db, db + "-wal", db + "-shm"]
+    }
+
+    public static func makeTemporaryDirectory() throws -> String {
+        let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+        var template = Array((base + "/trousseau-test-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw KeychainError.io }
+        return String(cString: made)
+    }
+}
+
+/// Recursive removal without Foundation's FileManager.
+public enum FileManagerLite {
+    public static func removeTree(_ path: String) throws {
+        guard let dir = opendir(path) else {
+            unlink(path)
+            return
+        }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name == "." || name == ".." { continue }
+            let child = path + "/" + name
+            if entry.pointee.d_type == UInt8(DT_DIR) {
+                try removeTree(child)
+            } else {
+                unlink(child)
+            }
+        }
+        rmdir(path)
+    }
+}
+
+extension Data {
+    /// UTF-8 bytes of a string, for test values.
+    public init(utf8 string: String) {
+        self.init(string.utf8)
+    }
+}
