@@ -56,7 +56,11 @@ let package = Package(
             path: "Tests/KeychainTestSupport"
         ),
         .testTarget(name: "KeychainModelTests", dependencies: ["KeychainModel"]),
-        .testTarget(name: "KeychainCryptoTests", dependencies: ["KeychainCrypto", "KeychainModel"]),
+        .testTarget(
+            name: "KeychainCryptoTests",
+            dependencies: ["KeychainCrypto", "KeychainModel"],
+            exclude: ["Vectors/make_vectors.py"]
+        ),
         .testTarget(
             name: "KeychainStoreTests",
             dependencies: [
@@ -64,7 +68,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        .testTarget(name: "SecurityToolTests", dependencies: ["KeychainTestSupport"]),
+        .testTarget(name: "SecurityToolTests", dependencies: ["security", "KeychainTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

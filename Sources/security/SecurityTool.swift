@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// `security`: the macOS keychain tool's commands, over Trousseau's keychain.
+@main
+struct SecurityTool: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "security",
+        abstract: "Command line interface to the keychain.",
+        subcommands: [AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self]
+    )
+}

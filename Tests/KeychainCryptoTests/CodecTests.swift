@@ -1,0 +1,92 @@
+import FoundationEssentials
+import KeychainCrypto
+import KeychainModel
+import Testing
+
+@Suite struct CodecTests {
+    let sample: [String: KeychainValue] = [
+        "acct": .string("alice ✓"), "gena": .data(Data([0, 1, 2, 255])), "port": .number(-443),
+        "cdat": .date(Date(timeIntervalSinceReferenceDate: 812_345_678.25)), "invi": .bool(true),
+        "labl": .string(""), "alis": .data(Data()),
+    ]
+
+    @Test func roundTrip() throws {
+        #expect(try AttributeCodec.decode(AttributeCodec.encode(sample)) == sample)
+        #expect(try AttributeCodec.decode(AttributeCodec.encode([:])) == [:])
+    }
+
+    @Test func encodingIsDeterministic() {
+        #expect(AttributeCodec.encode(sample) == AttributeCodec.encode(sample.merging([:]) { $1 }))
+    }
+
+    /// Every truncation of a valid encoding, and every single-byte corruption of its
+    /// header, is refused with errSecDecode — never a crash.
+    @Test func truncatedAndCorruptInputIsRefused() throws {
+        let encoded = AttributeCodec.encode(sample)
+        for length in 0..<encoded.count {
+            #expect(throws: KeychainError.decode) { try AttributeCodec.decode(encoded.prefix(length)) }
+        }
+        #expect(throws: KeychainError.decode) { try AttributeCodec.decode(encoded + Data([0])) }
+        for position in 0..<encoded.count {
+            var corrupt = encoded
+            corrupt[position] ^= 0xFF
+            // Some flips still decode (inside a value); none may crash.
+            _ = try? AttributeCodec.decode(corrupt)
+        }
+    }
+
+    @Test func randomInputNeverCrashes() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let length = Int.random(in: 0..<64, using: &generator)
+            let bytes = Data((0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            _ = try? AttributeCodec.decode(Data([1]) + bytes)
+        }
+    }
+
+    @Test func tokensSeparateClassesAttributesAndTypes() {
+        let index = BlindIndex(key: RootKey.generate().indexKey())
+        let base = index.token(.genericPassword, attribute: "acct", value: .string("x"))
+        #expect(base == index.token(.genericPassword, attribute: "acct", value: .string("x")))
+        #expect(base != index.token(.internetPassword, attribute: "acct", value: .string("x")))
+        #expect(base != index.token(.genericPassword, attribute: "svce", value: .string("x")))
+        #expect(base != index.token(.genericPassword, attribute: "acct", value: .data(Data("x".utf8))))
+        let otherKey = BlindIndex(key: RootKey.generate().indexKey())
+        #expect(base != otherKey.token(.genericPassword, attribute: "acct", value: .string("x")))
+    }
+
+    @Test func secretBlobRoundTripAndTamper() throws {
+        let root = RootKey.generate()
+        let classKey = root.classKey(for: .always)
+        let identity = RowIdentity(
+            itemClass: .key, uuid: UUID(), accessGroup: "g", protection: .always,
+            synchronizable: true, tombstone: false, primaryKeyToken: Data(repeating: 9, count: 32))
+        let wrap = { (key: ItemKey, ad: Data) in try classKey.wrap(key, associatedData: ad) }
+        let unwrap = { (wrapped: Data, ad: Data) in try classKey.unwrap(wrapped, associatedData: ad) }
+
+        let blob = try SecretBlob.seal(SecretBytes("s3cret".utf8), identity: identity, wrapKey: wrap)
+        #expect(try SecretBlob.open(blob, identity: identity, unwrapKey: unwrap)?.isEqual(to: SecretBytes("s3cret".utf8)) == true)
+        #expect(try SecretBlob.open(SecretBlob.seal(nil, identity: identity, wrapKey: wrap), identity: identity, unwrapKey: unwrap) == nil)
+        #expect(try SecretBlob.open(SecretBlob.seal(SecretBytes([]), identity: identity, wrapKey: wrap), identity: identity, unwrapKey: unwrap)?.count == 0)
+
+        for position in [0, 1, 5, blob.count / 2, blob.count - 1] {
+            var flipped = blob
+            flipped[position] ^= 0x01
+            #expect(throws: KeychainError.decode) { try SecretBlob.open(flipped, identity: identity, unwrapKey: unwrap) }
+        }
+        for length in [0, 1, 3, 40, blob.count - 1] {
+            #expect(throws: KeychainError.decode) { try SecretBlob.open(blob.prefix(length), identity: identity, unwrapKey: unwrap) }
+        }
+        var tombstoned = identity
+        tombstoned.tombstone = true
+        #expect(throws: KeychainError.decode) { try SecretBlob.open(blob, identity: tombstoned, unwrapKey: unwrap) }
+    }
+
+    @Test func secretBytesNeverPrintThemselves() {
+        let secret = SecretBytes("do-not-print".utf8)
+        #expect(!"\(secret)".contains("do-not-print"))
+        #expect(!String(reflecting: secret).contains("do-not-print"))
+        #expect(secret.isEqual(to: SecretBytes("do-not-print".utf8)))
+        #expect(!secret.isEqual(to: SecretBytes("do-not-prinT".utf8)))
+    }
+}

@@ -1,0 +1,63 @@
+import FoundationEssentials
+import KeychainModel
+import Testing
+
+@Suite struct ItemQueryTests {
+    @Test func parsesLimitsReturnsAndSync() throws {
+        let query = try ItemQuery(
+            ["class": .string("genp"), "acct": .string("a"), "m_Limit": .string("m_LimitAll"), "r_Data": .bool(true),
+             "r_Attributes": .number(1), "sync": .string("syna"), "pdmn": .string("cku"), "agrp": .string("g")],
+            for: .copyMatching)
+        #expect(query.itemClass == .genericPassword)
+        #expect(query.limit == .all)
+        #expect(query.returnTypes == [.data, .attributes])
+        #expect(query.synchronizable == .any)
+        #expect(query.protection == .afterFirstUnlockThisDeviceOnly)
+        #expect(query.accessGroup == "g")
+        #expect(query.attributes == ["acct": .string("a")])
+    }
+
+    @Test func deleteIgnoresTheLimit() throws {
+        let query = try ItemQuery(["class": .string("genp"), "m_Limit": .string("m_LimitOne")], for: .delete)
+        #expect(query.limit == .all)
+    }
+
+    @Test func falseReturnFlagsAreNotRequests() throws {
+        let query = try ItemQuery(["class": .string("genp"), "r_Data": .bool(false)], for: .copyMatching)
+        #expect(query.returnTypes.isEmpty)
+    }
+
+    @Test func coercions() throws {
+        let schema = ItemSchema.of(.key)
+        let kcls = try #require(schema.attribute(named: "kcls"))
+        #expect(try kcls.coerce(.string("1")) == .number(1))
+        #expect(try kcls.coerce(.bool(true)) == .number(1))
+        #expect(throws: KeychainError.param) { try kcls.coerce(.string("private")) }
+        let atag = try #require(schema.attribute(named: "atag"))
+        #expect(try atag.coerce(.string("tag")) == .data(Data("tag".utf8)))
+        let sign = try #require(schema.attribute(named: "sign"))
+        #expect(try sign.coerce(.number(0)) == .bool(false))
+        #expect(throws: KeychainError.param) { try sign.coerce(.string("true")) }
+    }
+
+    @Test func primaryKeysMatchApplesSchema() {
+        func names(_ c: ItemClass) -> Set<String> { Set(ItemSchema.of(c).primaryKey.map(\.name)) }
+        #expect(names(.genericPassword) == ["acct", "svce", "agrp", "sync"])
+        #expect(names(.internetPassword) == ["acct", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "agrp", "sync"])
+        #expect(names(.certificate) == ["ctyp", "issr", "slnr", "agrp", "sync"])
+        #expect(names(.key) == ["kcls", "klbl", "atag", "crtr", "type", "bsiz", "esiz", "sdat", "edat", "agrp", "sync"])
+    }
+
+    @Test func persistentReferenceRoundTrip() throws {
+        let reference = PersistentReference(itemClass: .internetPassword, uuid: UUID())
+        #expect(reference.data.count == 20)
+        #expect(try PersistentReference(data: reference.data) == reference)
+        #expect(throws: KeychainError.param) { try PersistentReference(data: Data("idnt".utf8) + Data(count: 16)) }
+    }
+
+    @Test func errorsCompareOnStatusOnly() {
+        #expect(KeychainError(status: -25300, message: "one thing") == KeychainError.itemNotFound)
+        #expect(KeychainError.param("x") != KeychainError.decode("x"))
+        #expect(KeychainError.itemNotFound.description == "The specified item could not be found in the keychain. (OSStatus -25300)")
+    }
+}
