@@ -22,6 +22,9 @@ public final class KeychainStore: Sendable {
     /// The database file's name inside `KEYCHAIN_HOME`.
     public static let databaseFileName = "keychain.db"
 
+    /// The lock file that serializes schema migrations between processes.
+    static let lockFileName = "keychain.lock"
+
     /// Opens (creating if needed) the store in `directory` with keys from `keybag`.
     ///
     /// - Throws: `errSecIO` when the directory or database cannot be opened, or a
@@ -31,6 +34,9 @@ public final class KeychainStore: Sendable {
         try Self.createPrivateFile(path)
         var configuration = Configuration()
         configuration.label = "keychain"
+        // Other processes may hold the write lock (until securityd owns the database,
+        // every `security` run opens it): wait for them rather than fail.
+        configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
             // Deleted rows are overwritten on disk, not only unlinked from the b-tree.
             try db.execute(sql: "PRAGMA secure_delete = ON")
@@ -38,8 +44,13 @@ public final class KeychainStore: Sendable {
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         do {
-            database = try DatabasePool(path: path, configuration: configuration)
-            try StoreSchema.migrator.migrate(database)
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            // Processes opening a new keychain at once would each create the tables;
+            // a file lock makes one migrate while the others wait and then find it done.
+            try Self.withFileLock(directory + "/" + Self.lockFileName) {
+                try StoreSchema.migrator.migrate(pool)
+            }
+            database = pool
         } catch {
             throw Self.keychainError(error)
         }
@@ -114,6 +125,21 @@ public final class KeychainStore: Sendable {
         case .SQLITE_CONSTRAINT: return KeychainError(status: OSStatusCode.duplicateItem, message: detail)
         default: return KeychainError(status: OSStatusCode.io, message: detail)
         }
+    }
+
+    /// Runs `body` holding an exclusive `flock` on `path` (created 0600).
+    static func withFileLock<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else {
+            throw KeychainError(status: OSStatusCode.io, message: "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }  // closing releases the lock
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                throw KeychainError(status: OSStatusCode.io, message: "cannot lock \(path): \(String(cString: strerror(errno)))")
+            }
+        }
+        return try body()
     }
 
     static func createPrivateDirectory(_ path: String) throws {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FoundationEssentials
 import KeychainModel
 
 #if canImport(Glibc)
@@ -11,6 +12,7 @@ import Glibc
 func fail(_ function: String, _ error: any Error) -> ExitCode {
     let keychainError = error as? KeychainError ?? KeychainError(status: OSStatusCode.internalComponent)
     writeToStandardError("security: \(function): \(KeychainError.appleMessage(for: keychainError.status))\n")
+    if ProcessInfo.processInfo.environment["TROUSSEAU_DEBUG"] != nil { writeToStandardError("detail: \(keychainError.message)\n") }
     return ExitCode(Int32(UInt8(truncatingIfNeeded: keychainError.status)))
 }
 
