@@ -18,6 +18,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "KeychainModel"),
+        .target(name: "CSystemShims"),
         .target(
             name: "KeychainCrypto",
             dependencies: [
@@ -28,6 +29,7 @@ let package = Package(
         .target(
             name: "Keybag",
             dependencies: [
+                "CSystemShims",
                 "KeychainModel",
                 "KeychainCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -64,7 +66,7 @@ let package = Package(
         .testTarget(
             name: "KeychainStoreTests",
             dependencies: [
-                "KeychainStore", "KeychainModel", "Keybag", "KeychainTestSupport",
+                "KeychainStore", "KeychainModel", "Keybag", "KeychainCrypto", "KeychainTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

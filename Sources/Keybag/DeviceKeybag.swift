@@ -22,11 +22,13 @@ public final class DeviceKeybag: Keybag {
     /// The device-key file's name inside `KEYCHAIN_HOME`.
     public static let fileName = "device.key"
 
-    /// Opens the device key in `directory`, creating it on first use.
+    /// Opens the device key in `directory`, creating it on first use. The process becomes
+    /// non-dumpable first (``ProcessHardening``): it is about to hold keys.
     ///
     /// - Throws: `errSecIO` when the file cannot be read or written, `errSecDecode` when
     ///   it is not a device key, `errSecNoAccessForItem` when others may read it.
     public init(directory: String) throws {
+        try ProcessHardening.apply()
         let secret = try DeviceKeyFile(path: directory + "/" + Self.fileName).loadOrCreate()
         root = try RootKey(bytes: secret)
         index = root.indexKey()

@@ -43,16 +43,14 @@ public final class KeychainStore: Sendable {
             // An acknowledged write survives power loss, not only a crash.
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
-        do {
+        database = try Self.retryingWhenBusy {
             let pool = try DatabasePool(path: path, configuration: configuration)
             // Processes opening a new keychain at once would each create the tables;
             // a file lock makes one migrate while the others wait and then find it done.
             try Self.withFileLock(directory + "/" + Self.lockFileName) {
                 try StoreSchema.migrator.migrate(pool)
             }
-            database = pool
-        } catch {
-            throw Self.keychainError(error)
+            return pool
         }
         self.keybag = keybag
         self.blindIndex = BlindIndex(key: try keybag.indexKey())
@@ -93,19 +91,36 @@ public final class KeychainStore: Sendable {
 
     /// Runs a database write, mapping SQLite errors to OSStatus errors.
     func write<T>(_ body: (Database) throws -> T) throws -> T {
-        do {
-            return try database.write(body)
-        } catch {
-            throw Self.keychainError(error)
-        }
+        try Self.retryingWhenBusy { try database.write(body) }
     }
 
     /// Runs a database read, mapping SQLite errors to OSStatus errors.
     func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try Self.retryingWhenBusy { try database.read(body) }
+    }
+
+    /// Runs `body`, again after a short wait when SQLite reports SQLITE_BUSY without waiting
+    /// in its busy handler — which WAL databases shared between processes do in a few
+    /// documented cases (a connection cleaning up the WAL as it closes, recovery after a
+    /// crash; <https://www.sqlite.org/wal.html#sometimes_queries_return_sqlite_busy_in_wal_mode>).
+    /// A busy transaction was rolled back, so running it again is safe. Errors are mapped
+    /// to OSStatus errors.
+    static func retryingWhenBusy<T>(_ body: () throws -> T) throws -> T {
+        var delay: UInt32 = 1_000  // microseconds, doubling to 100 ms: about 4 s in all
+        for _ in 0..<48 {
+            do {
+                return try body()
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+                usleep(delay)
+                delay = min(delay * 2, 100_000)
+            } catch {
+                throw keychainError(error)
+            }
+        }
         do {
-            return try database.read(body)
+            return try body()
         } catch {
-            throw Self.keychainError(error)
+            throw keychainError(error)
         }
     }
 

@@ -13,7 +13,7 @@ import Testing
                     group.addTask {
                         try CommandRunner.run(
                             "security", ["add-generic-password", "-a", "user\(i)", "-s", "svc", "-w", "pw\(i)"],
-                            environment: ["KEYCHAIN_HOME": home])
+                            environment: ["KEYCHAIN_HOME": home, "TROUSSEAU_DEBUG": "1"])
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
