@@ -10,9 +10,10 @@ import Glibc
 /// 0600 file, `KEYCHAIN_HOME/device.key`.
 ///
 /// This is the keybag of a device without a passcode: every protection class is
-/// available at all times, and anyone who can read the device-key file and the database
-/// can read every item. The enclave issue moves the keys out of this process and adds the
-/// passcode and lock states.
+/// available at all times, except WhenPasscodeSetThisDeviceOnly, which cannot exist
+/// without a passcode (errSecAuthFailed). Anyone who can read the device-key file and the
+/// database can read every item. The enclave issue moves the keys out of this process and
+/// adds the passcode and lock states.
 public final class DeviceKeybag: Keybag {
     private let root: RootKey
     private let index: IndexKey
@@ -45,15 +46,26 @@ public final class DeviceKeybag: Keybag {
     public func indexKey() throws -> IndexKey { index }
 
     public func metadataKey(for protection: ProtectionClass) throws -> MetadataKey {
-        metadataKeys[protection]!  // every class was derived in init
+        try Self.requireAvailable(protection)
+        return metadataKeys[protection]!  // every class was derived in init
     }
 
     public func wrapItemKey(_ itemKey: ItemKey, for protection: ProtectionClass, associatedData: Data) throws -> Data {
-        try classKeys[protection]!.wrap(itemKey, associatedData: associatedData)  // derived in init
+        try Self.requireAvailable(protection)
+        return try classKeys[protection]!.wrap(itemKey, associatedData: associatedData)  // derived in init
     }
 
     public func unwrapItemKey(_ wrapped: Data, for protection: ProtectionClass, associatedData: Data) throws -> ItemKey {
-        try classKeys[protection]!.unwrap(wrapped, associatedData: associatedData)  // derived in init
+        try Self.requireAvailable(protection)
+        return try classKeys[protection]!.unwrap(wrapped, associatedData: associatedData)  // derived in init
+    }
+
+    /// Without a passcode there is no WhenPasscodeSetThisDeviceOnly class.
+    private static func requireAvailable(_ protection: ProtectionClass) throws {
+        if protection == .whenPasscodeSetThisDeviceOnly {
+            throw KeychainError(status: OSStatusCode.authFailed,
+                                message: "WhenPasscodeSetThisDeviceOnly items need a passcode, and none is set")
+        }
     }
 }
 

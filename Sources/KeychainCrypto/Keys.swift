@@ -81,8 +81,9 @@ public struct ClassKey: Sendable {
 
     /// Wraps `itemKey` with AES-256-GCM, authenticating `associatedData` (the row identity).
     public func wrap(_ itemKey: ItemKey, associatedData: Data) throws -> Data {
+        // Sealed straight from the key's own storage: no unzeroed copy of the item key.
         let sealed = try itemKey.key.withUnsafeBytes { bytes in
-            try AES.GCM.seal(Data(bytes), using: key, authenticating: associatedData)
+            try AES.GCM.seal(bytes, using: key, authenticating: associatedData)
         }
         guard let combined = sealed.combined else { throw KeychainError.internalComponent }
         return combined
