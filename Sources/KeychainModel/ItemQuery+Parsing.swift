@@ -66,8 +66,8 @@ extension ItemQuery {
                 useTombstones = flag
             default:
                 if key.hasPrefix("m_") {
-                    guard operation == .copyMatching || operation == .delete else {
-                        throw KeychainError.param("match option \(key) is not valid for this operation")
+                    guard operation == .copyMatching else {
+                        throw KeychainError.param("match option \(key) is not supported by this operation")
                     }
                     guard QueryKey.unimplementedMatchOptions.contains(key) else {
                         throw KeychainError.param("unknown match option \(key)")
@@ -91,9 +91,6 @@ extension ItemQuery {
     }
 
     private mutating func parseMatchLimit(_ value: KeychainValue, for operation: ItemOperation) throws {
-        guard operation == .copyMatching || operation == .delete else {
-            throw KeychainError.param("kSecMatchLimit is not valid for this operation")
-        }
         let parsed: MatchLimit
         switch value {
         case .string(QueryKey.matchLimitOne): parsed = .one
@@ -101,8 +98,19 @@ extension ItemQuery {
         case .number(let n) where n > 0: parsed = n == 1 ? .one : .count(Int(clamping: n))
         default: throw KeychainError.param("kSecMatchLimit must be kSecMatchLimitOne, kSecMatchLimitAll or a positive number")
         }
-        // Delete removes every match whatever the limit, as macOS accepts kSecMatchLimitAll there.
-        if operation == .copyMatching { limit = parsed }
+        switch operation {
+        case .copyMatching:
+            limit = parsed
+        case .add:
+            // Apple's server parses and ignores a limit on add.
+            break
+        case .delete:
+            // Delete removes every match: kSecMatchLimitAll says so (wrapper libraries send it
+            // on their macOS code path), a finite limit is errSecMatchLimitUnsupported (= -50).
+            guard parsed == .all else { throw KeychainError.param("match limit not supported by delete") }
+        case .update:
+            throw KeychainError.param("kSecMatchLimit is not supported by update")
+        }
     }
 
     private mutating func parseReturnType(_ key: String, _ value: KeychainValue, for operation: ItemOperation) throws {

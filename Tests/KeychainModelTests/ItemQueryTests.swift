@@ -17,9 +17,10 @@ import Testing
         #expect(query.attributes == ["acct": .string("a")])
     }
 
-    @Test func deleteIgnoresTheLimit() throws {
-        let query = try ItemQuery(["class": .string("genp"), "m_Limit": .string("m_LimitOne")], for: .delete)
+    @Test func deleteAlwaysMatchesAll() throws {
+        let query = try ItemQuery(["class": .string("genp"), "m_Limit": .string("m_LimitAll")], for: .delete)
         #expect(query.limit == .all)
+        #expect(try ItemQuery(["class": .string("genp")], for: .delete).limit == .all)
     }
 
     @Test func falseReturnFlagsAreNotRequests() throws {

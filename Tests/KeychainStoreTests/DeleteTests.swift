@@ -25,11 +25,12 @@ import Testing
         _ = try store.add(genericPassword(account: "b"), caller: caller)
         try store.delete(genericPassword(["m_Limit": .string("m_LimitAll")]), caller: caller)
         #expect(osStatus { try store.copyMatching(genericPassword(), caller: caller) } == -25300)
-        // m_LimitOne still removes every match: delete has no limit.
+        // A finite limit is errSecMatchLimitUnsupported, which is errSecParam; nothing is deleted.
         _ = try store.add(genericPassword(account: "a"), caller: caller)
-        _ = try store.add(genericPassword(account: "b"), caller: caller)
-        try store.delete(genericPassword(["m_Limit": .string("m_LimitOne")]), caller: caller)
-        #expect(osStatus { try store.copyMatching(genericPassword(), caller: caller) } == -25300)
+        #expect(osStatus { try store.delete(genericPassword(["m_Limit": .string("m_LimitOne")]), caller: caller) } == -50)
+        #expect(osStatus { try store.delete(genericPassword(["m_Limit": .number(3)]), caller: caller) } == -50)
+        #expect(osStatus { try store.delete(genericPassword(["m_CaseInsensitive": .bool(true)]), caller: caller) } == -50)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "a"), caller: caller) } == 0)
     }
 
     @Test func noMatchIsItemNotFound() {

@@ -51,7 +51,9 @@ import Testing
     }
 
     @Test func optionsThatDoNotApply() {
-        #expect(osStatus { try store.add(genericPassword(["m_Limit": .string("m_LimitAll")]), caller: caller) } == -50)
+        #expect(osStatus { try store.add(genericPassword(["m_Limit": .string("m_LimitAll")]), caller: caller) } == 0,
+                "Apple's server parses and ignores a limit on add")
+        #expect(osStatus { try store.add(genericPassword(account: "x", ["m_CaseInsensitive": .bool(true)]), caller: caller) } == -50)
         #expect(osStatus { try store.copyMatching(genericPassword(["m_Limit": .string("many")]), caller: caller) } == -50)
         #expect(osStatus { try store.copyMatching(genericPassword(["m_Limit": .number(0)]), caller: caller) } == -50)
         #expect(osStatus { try store.copyMatching(genericPassword(["r_Data": .string("yes")]), caller: caller) } == -50)
