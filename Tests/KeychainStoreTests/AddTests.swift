@@ -4,11 +4,9 @@ import KeychainStore
 import KeychainTestSupport
 import Testing
 
-@Suite struct AddTests {
+@Suite struct AddTests: KeychainSuite {
     let keychain: TemporaryKeychain
     init() throws { keychain = try TemporaryKeychain() }
-    var store: KeychainStore { keychain.store }
-    var caller: AccessGroups { keychain.caller }
 
     @Test func addThenReadBackTheSecret() throws {
         _ = try store.add(genericPassword(account: "alice", service: "mail", ["v_Data": .utf8("hunter2")]), caller: caller)

@@ -4,11 +4,9 @@ import KeychainStore
 import KeychainTestSupport
 import Testing
 
-@Suite struct CopyMatchingTests {
+@Suite struct CopyMatchingTests: KeychainSuite {
     let keychain: TemporaryKeychain
     init() throws { keychain = try TemporaryKeychain() }
-    var store: KeychainStore { keychain.store }
-    var caller: AccessGroups { keychain.caller }
 
     func addThree() throws {
         for (account, secret) in [("c", "3"), ("a", "1"), ("b", "2")] {

@@ -4,11 +4,9 @@ import KeychainStore
 import KeychainTestSupport
 import Testing
 
-@Suite struct DeleteTests {
+@Suite struct DeleteTests: KeychainSuite {
     let keychain: TemporaryKeychain
     init() throws { keychain = try TemporaryKeychain() }
-    var store: KeychainStore { keychain.store }
-    var caller: AccessGroups { keychain.caller }
 
     @Test func deleteRemovesEveryMatch() throws {
         for account in ["a", "b", "c"] {
@@ -51,11 +49,9 @@ import Testing
     }
 }
 
-@Suite struct SynchronizableTests {
+@Suite struct SynchronizableTests: KeychainSuite {
     let keychain: TemporaryKeychain
     init() throws { keychain = try TemporaryKeychain() }
-    var store: KeychainStore { keychain.store }
-    var caller: AccessGroups { keychain.caller }
 
     func accounts(_ query: [String: KeychainValue]) throws -> [String] {
         let result = try store.copyMatching(query.merging(["r_Attributes": .bool(true), "m_Limit": .string("m_LimitAll")]) { $1 }, caller: caller)

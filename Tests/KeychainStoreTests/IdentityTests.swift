@@ -4,11 +4,9 @@ import KeychainStore
 import KeychainTestSupport
 import Testing
 
-@Suite struct IdentityTests {
+@Suite struct IdentityTests: KeychainSuite {
     let keychain: TemporaryKeychain
     init() throws { keychain = try TemporaryKeychain() }
-    var store: KeychainStore { keychain.store }
-    var caller: AccessGroups { keychain.caller }
 
     func addCertificate(serial: UInt8, publicKeyHash: Data, label: String) throws {
         _ = try store.add(

@@ -4,11 +4,9 @@ import KeychainStore
 import KeychainTestSupport
 import Testing
 
-@Suite struct PersistentReferenceTests {
+@Suite struct PersistentReferenceTests: KeychainSuite {
     let keychain: TemporaryKeychain
     init() throws { keychain = try TemporaryKeychain() }
-    var store: KeychainStore { keychain.store }
-    var caller: AccessGroups { keychain.caller }
 
     func reference(_ account: String) throws -> KeychainValue {
         try #require(try store.copyMatching(genericPassword(account: account, ["r_PersistentRef": .bool(true)]), caller: caller))

@@ -4,11 +4,9 @@ import KeychainStore
 import KeychainTestSupport
 import Testing
 
-@Suite struct QueryValidationTests {
+@Suite struct QueryValidationTests: KeychainSuite {
     let keychain: TemporaryKeychain
     init() throws { keychain = try TemporaryKeychain() }
-    var store: KeychainStore { keychain.store }
-    var caller: AccessGroups { keychain.caller }
 
     @Test func unknownClassIsNoSuchClass() {
         #expect(osStatus { try store.add(["class": .string("pass")], caller: caller) } == -25306)
@@ -96,11 +94,9 @@ import Testing
     }
 }
 
-@Suite struct AccessGroupTests {
+@Suite struct AccessGroupTests: KeychainSuite {
     let keychain: TemporaryKeychain
     init() throws { keychain = try TemporaryKeychain() }
-    var store: KeychainStore { keychain.store }
-    var caller: AccessGroups { keychain.caller }
 
     @Test func explicitGroupOutsideTheCallersListIsMissingEntitlement() {
         #expect(osStatus { try store.add(genericPassword(account: "a", ["agrp": .string("other.team")]), caller: caller) } == -34018)

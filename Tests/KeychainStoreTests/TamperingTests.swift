@@ -6,7 +6,7 @@ import KeychainTestSupport
 import Testing
 
 /// Edits the database behind the store's back, as an attacker with the file would.
-@Suite struct TamperingTests {
+@Suite struct TamperingTests: KeychainSuite {
     let keychain: TemporaryKeychain
     let raw: DatabaseQueue
     init() throws {
@@ -16,8 +16,6 @@ import Testing
             _ = try keychain.store.add(genericPassword(account: account, service: "s", ["v_Data": .utf8("secret of \(account)")]), caller: keychain.caller)
         }
     }
-    var store: KeychainStore { keychain.store }
-    var caller: AccessGroups { keychain.caller }
 
     func dataStatus(_ account: String) -> Int32 {
         osStatus { try store.copyMatching(genericPassword(account: account, ["r_Data": .bool(true)]), caller: caller) }

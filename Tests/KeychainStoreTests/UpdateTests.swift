@@ -4,11 +4,9 @@ import KeychainStore
 import KeychainTestSupport
 import Testing
 
-@Suite struct UpdateTests {
+@Suite struct UpdateTests: KeychainSuite {
     let keychain: TemporaryKeychain
     init() throws { keychain = try TemporaryKeychain() }
-    var store: KeychainStore { keychain.store }
-    var caller: AccessGroups { keychain.caller }
 
     func attributes(_ query: [String: KeychainValue]) throws -> [String: KeychainValue] {
         try #require(try store.copyMatching(query.merging(["r_Attributes": .bool(true)]) { $1 }, caller: caller)?.dictionary)

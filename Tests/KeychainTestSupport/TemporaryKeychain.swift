@@ -64,3 +64,14 @@ extension Data {
         self.init(string.utf8)
     }
 }
+
+/// A test suite that works on its own temporary keychain: conformers declare
+/// `let keychain: TemporaryKeychain` and get `store` and `caller`.
+public protocol KeychainSuite {
+    var keychain: TemporaryKeychain { get }
+}
+
+extension KeychainSuite {
+    public var store: KeychainStore { keychain.store }
+    public var caller: AccessGroups { keychain.caller }
+}
