@@ -54,9 +54,9 @@ extension KeychainStore {
             clauses.append("uuid = ?")
             arguments.append(uuid.storedBytes)
         }
-        for name in criteria.attributes.keys.sorted() where table.hasTokenColumn(name) {
+        for (name, value) in criteria.attributes.sorted(by: { $0.key < $1.key }) where table.hasTokenColumn(name) {
             clauses.append("\(ItemTable.tokenColumn(name)) = ?")
-            arguments.append(blindIndex.token(criteria.itemClass, attribute: name, value: criteria.attributes[name]!))
+            arguments.append(blindIndex.token(criteria.itemClass, attribute: name, value: value))
         }
         let sql = "SELECT \(StoredRow.columns) FROM \(table.name) WHERE \(clauses.joined(separator: " AND ")) ORDER BY rowid"
         return (sql, StatementArguments(arguments))
