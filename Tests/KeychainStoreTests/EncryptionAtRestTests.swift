@@ -28,16 +28,18 @@ import Testing
         try keychain.store.update(genericPassword(account: "\(needles[0])-1"), attributes: ["labl": .string(needles[2] + "-updated")], caller: keychain.caller)
         try keychain.store.delete(genericPassword(account: "\(needles[0])-2"), caller: keychain.caller)
 
-        var scanned = 0
+        var scanned: [String: Int] = [:]
         for path in keychain.databaseFiles {
             guard let contents = try? Data(contentsOf: URL(fileURLWithPath: path)) else { continue }
-            scanned += 1
+            scanned[path] = contents.count
             for needle in needles {
                 // Every needle is at least 14 characters; a 10-character piece is distinctive enough.
                 #expect(contents.range(of: Data(needle.prefix(10).utf8)) == nil, "\(needle) found in \(path)")
             }
         }
-        #expect(scanned >= 2, "the database and its WAL were scanned")
+        #expect(scanned[keychain.databaseFiles[0], default: 0] > 0, "the database was scanned")
+        #expect(scanned[keychain.databaseFiles[1], default: 0] > 0, "the WAL was scanned while it held the writes")
+        #expect(scanned[keychain.databaseFiles[2]] != nil, "the shm file was scanned")
     }
 
     @Test func databaseFilesArePrivate() throws {
