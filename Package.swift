@@ -24,6 +24,7 @@ let package = Package(
             dependencies: [
                 "KeychainModel",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
         .target(
@@ -32,7 +33,6 @@ let package = Package(
                 "CSystemShims",
                 "KeychainModel",
                 "KeychainCrypto",
-                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .target(

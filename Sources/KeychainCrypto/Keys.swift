@@ -24,60 +24,53 @@ public struct ItemKey: Sendable {
     public static func generate() -> ItemKey {
         ItemKey(key: SymmetricKey(size: .bits256))
     }
-}
 
-/// A root secret from which a keybag derives its class, metadata and index keys.
-/// Zeroed when dropped.
-public struct RootKey: Sendable {
-    let key: SymmetricKey
+    /// The key's bytes, for carrying it to and from the enclave.
+    public var secretBytes: SecretBytes { key.withUnsafeBytes { SecretBytes($0) } }
 
-    /// The size of a root key in bytes.
-    public static let byteCount = 32
-
-    /// A new random root key.
-    public static func generate() -> RootKey {
-        RootKey(key: SymmetricKey(size: .bits256))
-    }
-
-    /// Reads a root key from its stored bytes.
+    /// Reads an item key carried from the enclave.
     ///
     /// - Throws: `errSecDecode` when `bytes` is not 32 bytes long.
     public init(bytes: SecretBytes) throws {
-        guard bytes.count == Self.byteCount else { throw KeychainError.decode("a root key is 32 bytes") }
+        guard bytes.count == 32 else { throw KeychainError.decode("an item key is 32 bytes") }
         key = bytes.withUnsafeBytes { SymmetricKey(data: $0) }
-    }
-
-    init(key: SymmetricKey) { self.key = key }
-
-    /// The bytes to store, for example in a 0600 file.
-    public var secretBytes: SecretBytes {
-        key.withUnsafeBytes { SecretBytes($0) }
-    }
-
-    /// Derives an independent key for `purpose` with HKDF-SHA256.
-    func derive(_ purpose: String) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Data("trousseau \(purpose)".utf8), outputByteCount: 32)
-    }
-
-    /// The class key of `protection`: it wraps the per-item keys of that class.
-    public func classKey(for protection: ProtectionClass) -> ClassKey {
-        ClassKey(key: derive("class key \(protection.rawValue)"))
-    }
-
-    /// The metadata key of `protection`.
-    public func metadataKey(for protection: ProtectionClass) -> MetadataKey {
-        MetadataKey(key: derive("metadata key \(protection.rawValue)"))
-    }
-
-    /// The index key, protected like class Always.
-    public func indexKey() -> IndexKey {
-        IndexKey(key: derive("index key"))
     }
 }
 
-/// The key of one protection class; it wraps and unwraps per-item keys.
+/// The key of one protection class. It wraps and unwraps per-item keys, and the class's
+/// metadata key derives from it; it never leaves the keybag (the enclave).
 public struct ClassKey: Sendable {
     let key: SymmetricKey
+
+    init(key: SymmetricKey) { self.key = key }
+
+    /// A new random class key.
+    public static func generate() -> ClassKey {
+        ClassKey(key: SymmetricKey(size: .bits256))
+    }
+
+    /// A class key from its 32 bytes (known-answer tests; keybag files hold them wrapped).
+    ///
+    /// - Throws: `errSecDecode` when `bytes` is not 32 bytes long.
+    public init(bytes: SecretBytes) throws {
+        guard bytes.count == 32 else { throw KeychainError.decode("a class key is 32 bytes") }
+        key = bytes.withUnsafeBytes { SymmetricKey(data: $0) }
+    }
+
+    /// The metadata key of this class: HKDF-SHA256(class key, "trousseau metadata key").
+    public func metadataKey() -> MetadataKey {
+        MetadataKey(key: derive("trousseau metadata key"))
+    }
+
+    /// The index key, derived from the class key of class Always so that it is available
+    /// whenever the keychain is: HKDF-SHA256(class key, "trousseau index key").
+    public func indexKey() -> IndexKey {
+        IndexKey(key: derive("trousseau index key"))
+    }
+
+    private func derive(_ info: String) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Data(info.utf8), outputByteCount: 32)
+    }
 
     /// Wraps `itemKey` with AES-256-GCM, authenticating `associatedData` (the row identity).
     public func wrap(_ itemKey: ItemKey, associatedData: Data) throws -> Data {
@@ -93,15 +86,87 @@ public struct ClassKey: Sendable {
     ///
     /// - Throws: `errSecDecode` when the wrapped key or the row identity was altered.
     public func unwrap(_ wrapped: Data, associatedData: Data) throws -> ItemKey {
+        ItemKey(key: try KeyWrapping.open(wrapped, with: key, associatedData: associatedData, what: "item key"))
+    }
+}
+
+/// A key that wraps class keys in the keybag file: derived from the device key alone, or
+/// from the device key entangled with the passcode.
+public struct WrappingKey: Sendable {
+    let key: SymmetricKey
+
+    /// HKDF-SHA256 over `material` (already secret, for example a device-key MAC).
+    public init(deriving material: SecretBytes, info: String) {
+        key = material.withUnsafeBytes { bytes in
+            HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: bytes), info: Data(info.utf8), outputByteCount: 32)
+        }
+    }
+
+    /// Wraps a class key, authenticating `associatedData` (keybag id, class, generation).
+    public func wrap(_ classKey: ClassKey, associatedData: Data) throws -> Data {
+        let sealed = try classKey.key.withUnsafeBytes { bytes in
+            try AES.GCM.seal(bytes, using: key, authenticating: associatedData)
+        }
+        guard let combined = sealed.combined else { throw KeychainError.internalComponent }
+        return combined
+    }
+
+    /// Unwraps a class key.
+    ///
+    /// - Throws: `errSecDecode` when this is not the key it was wrapped with, or the data
+    ///   was altered.
+    public func unwrap(_ wrapped: Data, associatedData: Data) throws -> ClassKey {
+        ClassKey(key: try KeyWrapping.open(wrapped, with: key, associatedData: associatedData, what: "class key"))
+    }
+}
+
+/// AES-256-GCM opening of a wrapped 256-bit key, with the plaintext copy zeroed.
+enum KeyWrapping {
+    static func open(_ wrapped: Data, with key: SymmetricKey, associatedData: Data, what: String) throws -> SymmetricKey {
         do {
             var bytes = try AES.GCM.open(AES.GCM.SealedBox(combined: wrapped), using: key, authenticating: associatedData)
             defer { bytes.withUnsafeMutableBytes { SecretBytes.zero($0) } }
-            guard bytes.count == 32 else { throw KeychainError.decode("wrapped item key has the wrong size") }
-            return ItemKey(key: SymmetricKey(data: bytes))
+            guard bytes.count == 32 else { throw KeychainError.decode("wrapped \(what) has the wrong size") }
+            return SymmetricKey(data: bytes)
         } catch let error as KeychainError {
             throw error
         } catch {
-            throw KeychainError.decode("the item key failed authentication")
+            throw KeychainError.decode("the \(what) failed authentication")
         }
+    }
+}
+
+/// The device's 256-bit secret in software (the file backend of the device key). It only
+/// computes MACs, so a hardware backend (TPM HMAC) can stand in for it.
+public struct DeviceSecret: Sendable {
+    let key: SymmetricKey
+
+    /// The size of a device secret in bytes.
+    public static let byteCount = 32
+
+    /// A new random device secret.
+    public static func generate() -> DeviceSecret {
+        DeviceSecret(key: SymmetricKey(size: .bits256))
+    }
+
+    /// Reads a device secret from its stored bytes.
+    ///
+    /// - Throws: `errSecDecode` when `bytes` is not 32 bytes long.
+    public init(bytes: SecretBytes) throws {
+        guard bytes.count == Self.byteCount else { throw KeychainError.decode("a device key is 32 bytes") }
+        key = bytes.withUnsafeBytes { SymmetricKey(data: $0) }
+    }
+
+    init(key: SymmetricKey) { self.key = key }
+
+    /// The bytes to store, for example in a 0600 file.
+    public var secretBytes: SecretBytes {
+        key.withUnsafeBytes { SecretBytes($0) }
+    }
+
+    /// HMAC-SHA256 of `message` under the device secret.
+    public func authenticationCode(for message: Data) -> SecretBytes {
+        let mac = HMAC<SHA256>.authenticationCode(for: message, using: key)
+        return mac.withUnsafeBytes { SecretBytes($0) }
     }
 }

@@ -31,7 +31,7 @@ extension KeychainStore {
             protection: protection, synchronizable: synchronizable, tombstone: false,
             persistentReference: PersistentReference(itemClass: query.itemClass, uuid: UUID()),
             data: query.data)
-        let sealed = try seal(item)
+        let sealed = try seal(item, keys: OperationKeys(keybag))
         try write { db in
             try claimPrimaryKey(sealed.identity.primaryKeyToken, of: item.itemClass, excluding: nil, in: db)
             try insert(sealed, in: db)

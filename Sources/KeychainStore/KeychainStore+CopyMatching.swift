@@ -11,11 +11,12 @@ extension KeychainStore {
     public func copyMatching(_ query: ItemQuery, caller: AccessGroups) throws -> KeychainValue? {
         let criteria = try SearchCriteria(query, caller: caller)
         let withData = query.returnTypes.contains(.data)
+        let keys = OperationKeys(keybag)
         let items: [KeychainItem] = try read { db in
             if query.itemClass == .identity {
-                return try identities(criteria, in: db, limit: query.limit.maximum, withData: withData).map(\.item)
+                return try identities(criteria, in: db, limit: query.limit.maximum, withData: withData, keys: keys).map(\.item)
             }
-            return try search(criteria, in: db, limit: query.limit.maximum, withData: withData)
+            return try search(criteria, in: db, limit: query.limit.maximum, withData: withData, keys: keys)
                 .requireMatches().map(\.item)
         }
         if query.returnTypes.isEmpty { return nil }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GRDB
 import KeychainModel
 
 extension KeychainStore {
@@ -10,18 +11,37 @@ extension KeychainStore {
         let criteria = try SearchCriteria(query, caller: caller)
         try write { db in
             let now = Date()
+            let keys = OperationKeys(keybag)
             let matches: [Match]
             if query.itemClass == .identity {
-                matches = try identities(criteria, in: db, limit: nil, withData: false).flatMap { [$0.certificate, $0.key] }
+                matches = try identities(criteria, in: db, limit: nil, withData: false, keys: keys).flatMap { [$0.certificate, $0.key] }
             } else {
-                matches = try search(criteria, in: db, limit: nil, withData: false).requireMatches()
+                matches = try search(criteria, in: db, limit: nil, withData: false, keys: keys).requireMatches()
             }
             for match in matches {
                 try deleteRow(match.row.rowID, of: match.item.itemClass, in: db)
                 if match.item.synchronizable, !match.item.tombstone, query.useTombstones ?? true {
-                    try insert(seal(tombstone(of: match.item, at: now)), in: db)
+                    try insert(seal(tombstone(of: match.item, at: now), keys: keys), in: db)
                 }
             }
+        }
+    }
+}
+
+extension KeychainStore {
+    /// Deletes every item of `protection`, in every class and group: what removing the
+    /// passcode does to WhenPasscodeSetThisDeviceOnly items, whose class key is gone.
+    ///
+    /// - Returns: how many rows were removed.
+    @discardableResult
+    public func purge(_ protection: ProtectionClass) throws -> Int {
+        try write { db in
+            var removed = 0
+            for itemClass in ItemClass.stored {
+                try db.execute(sql: "DELETE FROM \(itemClass.rawValue) WHERE pdmn = ?", arguments: [protection.rawValue])
+                removed += db.changesCount
+            }
+            return removed
         }
     }
 }

@@ -21,7 +21,7 @@ extension KeychainStore {
     /// The identities matching `criteria`, whose attributes may be a certificate's or a key's.
     ///
     /// - Throws: `errSecItemNotFound` when there are none.
-    func identities(_ criteria: SearchCriteria, in db: Database, limit: Int?, withData: Bool) throws -> [IdentityMatch] {
+    func identities(_ criteria: SearchCriteria, in db: Database, limit: Int?, withData: Bool, keys: OperationKeys) throws -> [IdentityMatch] {
         var certificateAttributes: [String: KeychainValue] = [:]
         var keyAttributes: [String: KeychainValue] = [:]
         for (name, value) in criteria.attributes {
@@ -36,15 +36,15 @@ extension KeychainStore {
         var found: [IdentityMatch] = []
         var skippedUnreadable = false
         let certificates = try search(
-            criteria.narrowed(to: .certificate, attributes: certificateAttributes), in: db, limit: nil, withData: withData)
+            criteria.narrowed(to: .certificate, attributes: certificateAttributes), in: db, limit: nil, withData: withData, keys: keys)
         skippedUnreadable = certificates.skippedUnreadable
         for certificate in certificates.matches {
             guard let publicKeyHash = certificate.item.attributes["pkhh"] else { continue }
             var keyCriteria = criteria.narrowed(to: .key, attributes: keyAttributes)
             keyCriteria.attributes["klbl"] = publicKeyHash
-            let keys = try search(keyCriteria, in: db, limit: 1, withData: false)
-            skippedUnreadable = skippedUnreadable || keys.skippedUnreadable
-            if let key = keys.matches.first {
+            let keyMatches = try search(keyCriteria, in: db, limit: 1, withData: false, keys: keys)
+            skippedUnreadable = skippedUnreadable || keyMatches.skippedUnreadable
+            if let key = keyMatches.matches.first {
                 found.append(IdentityMatch(certificate: certificate, key: key))
                 if let limit, found.count >= limit { break }
             }

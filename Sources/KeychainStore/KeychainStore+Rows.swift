@@ -64,14 +64,14 @@ extension KeychainStore {
 
     /// Candidate rows by plaintext columns and tokens (an indexed lookup when the query names
     /// a primary-key attribute), each decrypted and confirmed, in insertion order.
-    func search(_ criteria: SearchCriteria, in db: Database, limit: Int?, withData: Bool) throws -> SearchOutcome {
+    func search(_ criteria: SearchCriteria, in db: Database, limit: Int?, withData: Bool, keys: OperationKeys) throws -> SearchOutcome {
         let (sql, arguments) = selectStatement(criteria)
         var outcome = SearchOutcome()
         let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
         while let row = try rows.next() {
             do {
                 let stored = try StoredRow(row, itemClass: criteria.itemClass)
-                var item = try openMetadata(stored)
+                var item = try openMetadata(stored, keys: keys)
                 guard criteria.accepts(item) else { continue }
                 if withData { item.data = try openSecret(stored) }
                 outcome.matches.append(Match(row: stored, item: item))
@@ -85,9 +85,9 @@ extension KeychainStore {
     }
 
     /// Decrypts a row's attributes.
-    func openMetadata(_ stored: StoredRow) throws -> KeychainItem {
+    func openMetadata(_ stored: StoredRow, keys: OperationKeys) throws -> KeychainItem {
         let identity = stored.identity
-        let key = try keybag.metadataKey(for: identity.protection)
+        let key = try keys.metadataKey(for: identity.protection)
         let attributes = try MetadataBlob.open(stored.metadata, key: key, identity: identity)
         return KeychainItem(
             itemClass: identity.itemClass, attributes: attributes, accessGroup: identity.accessGroup,
@@ -106,7 +106,7 @@ extension KeychainStore {
     }
 
     /// Encrypts `item` for its row: tokens, the primary-key token, and both blobs.
-    func seal(_ item: KeychainItem) throws -> SealedRow {
+    func seal(_ item: KeychainItem, keys: OperationKeys) throws -> SealedRow {
         let table = ItemTable.of(item.itemClass)
         let primaryKey = table.schema.primaryKey.map { attribute in
             (name: attribute.name, value: item.value(of: attribute.name) ?? attribute.defaultValue)
@@ -116,7 +116,7 @@ extension KeychainStore {
             protection: item.protection, synchronizable: item.synchronizable, tombstone: item.tombstone,
             primaryKeyToken: blindIndex.primaryKeyToken(item.itemClass, values: primaryKey))
         let metadata = try MetadataBlob.seal(
-            item.attributes, key: keybag.metadataKey(for: item.protection), identity: identity)
+            item.attributes, key: keys.metadataKey(for: item.protection), identity: identity)
         let secret = try SecretBlob.seal(item.data, identity: identity) { itemKey, associatedData in
             try keybag.wrapItemKey(itemKey, for: item.protection, associatedData: associatedData)
         }

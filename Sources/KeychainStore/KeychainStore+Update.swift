@@ -13,7 +13,8 @@ extension KeychainStore {
         if let group = changes.accessGroup { try caller.authorize(group) }
         let criteria = try SearchCriteria(query, caller: caller)
         try write { db in
-            let matches = try search(criteria, in: db, limit: nil, withData: true).requireMatches()
+            let keys = OperationKeys(keybag)
+            let matches = try search(criteria, in: db, limit: nil, withData: true, keys: keys).requireMatches()
             let now = Date()
             for match in matches {
                 var item = match.item
@@ -26,12 +27,12 @@ extension KeychainStore {
                 if item.synchronizable, item.protection.isThisDeviceOnly {
                     throw KeychainError.param("a ThisDeviceOnly item cannot be synchronizable")
                 }
-                let sealed = try seal(item)
+                let sealed = try seal(item, keys: keys)
                 try claimPrimaryKey(sealed.identity.primaryKeyToken, of: item.itemClass, excluding: match.row.rowID, in: db)
                 try replace(rowID: match.row.rowID, with: sealed, in: db)
                 // A synchronizable item that moved off its primary key leaves a tombstone there.
                 if match.item.synchronizable, sealed.identity.primaryKeyToken != match.row.identity.primaryKeyToken {
-                    try insert(seal(tombstone(of: match.item, at: now)), in: db)
+                    try insert(seal(tombstone(of: match.item, at: now), keys: keys), in: db)
                 }
             }
         }

@@ -56,10 +56,10 @@ public final class KeychainStore: Sendable {
         self.blindIndex = BlindIndex(key: try keybag.indexKey())
     }
 
-    /// Opens the store in `home` with the in-process device keybag, creating `home` (0700).
+    /// Opens the store in `home` with an in-process keybag, creating `home` (0700).
     public static func open(home: String) throws -> KeychainStore {
         try createPrivateDirectory(home)
-        return try KeychainStore(directory: home, keybag: DeviceKeybag(directory: home))
+        return try KeychainStore(directory: home, keybag: SoftwareKeybag(directory: home, deviceKey: FileDeviceKey(directory: home)))
     }
 
     // MARK: - SecItem entry points

@@ -45,19 +45,18 @@ import Testing
     }
 
     @Test func tokensSeparateClassesAttributesAndTypes() {
-        let index = BlindIndex(key: RootKey.generate().indexKey())
+        let index = BlindIndex(key: ClassKey.generate().indexKey())
         let base = index.token(.genericPassword, attribute: "acct", value: .string("x"))
         #expect(base == index.token(.genericPassword, attribute: "acct", value: .string("x")))
         #expect(base != index.token(.internetPassword, attribute: "acct", value: .string("x")))
         #expect(base != index.token(.genericPassword, attribute: "svce", value: .string("x")))
         #expect(base != index.token(.genericPassword, attribute: "acct", value: .data(Data("x".utf8))))
-        let otherKey = BlindIndex(key: RootKey.generate().indexKey())
+        let otherKey = BlindIndex(key: ClassKey.generate().indexKey())
         #expect(base != otherKey.token(.genericPassword, attribute: "acct", value: .string("x")))
     }
 
     @Test func secretBlobRoundTripAndTamper() throws {
-        let root = RootKey.generate()
-        let classKey = root.classKey(for: .always)
+        let classKey = ClassKey.generate()
         let identity = RowIdentity(
             itemClass: .key, uuid: UUID(), accessGroup: "g", protection: .always,
             synchronizable: true, tombstone: false, primaryKeyToken: Data(repeating: 9, count: 32))

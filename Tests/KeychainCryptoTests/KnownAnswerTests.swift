@@ -6,7 +6,7 @@ import Testing
 /// Vectors from `Vectors/make_vectors.py`, computed with Python's `cryptography` package,
 /// so the formats are pinned by an implementation other than ours.
 @Suite struct KnownAnswerTests {
-    let root = try! RootKey(bytes: SecretBytes(0..<32))  // 32 bytes: cannot fail
+    let classKey = try! ClassKey(bytes: SecretBytes(0..<32))  // 32 bytes: cannot fail
     let expectedPrimaryKeyToken = Data(hex: "fe99efaa6aca3220828102a1ca5cff33aafc8e891ce0ce07fb35d0518f567314")
 
     var identity: RowIdentity {
@@ -18,7 +18,7 @@ import Testing
     }
 
     @Test func tokens() {
-        let index = BlindIndex(key: root.indexKey())
+        let index = BlindIndex(key: classKey.indexKey())
         #expect(index.token(.genericPassword, attribute: "acct", value: .string("alice")) == -3434235715797604003)
         let pk = index.primaryKeyToken(.genericPassword, values: [
             ("acct", .string("alice")), ("svce", .string("mail")), ("agrp", .string("team.app")), ("sync", .bool(false)),
@@ -27,14 +27,13 @@ import Testing
     }
 
     @Test func metadataBlob() throws {
-        let blob = Data(hex: "01a0a0a0a0a0a0a0a0a0a0a0a083a00e3c587fbedb6b6f673238ea5dcec7b9b5d6042798402ec3838a6fc9b4c805cfa892878b5d906384f592b22389d1")
-        let attributes = try MetadataBlob.open(blob, key: root.metadataKey(for: .whenUnlocked), identity: identity)
+        let blob = Data(hex: "01a0a0a0a0a0a0a0a0a0a0a0a0a6263ceb1ead99a85d111f81e45f0837b289e8220dd95cb56e6827b8982a7182148847d4f8b5e0bc3b59cd1253a212d3")
+        let attributes = try MetadataBlob.open(blob, key: classKey.metadataKey(), identity: identity)
         #expect(attributes == ["acct": .string("alice"), "svce": .string("mail")])
     }
 
     @Test func secretBlob() throws {
-        let blob = Data(hex: "01003cb0b0b0b0b0b0b0b0b0b0b0b0efc543f03c31566614b86d1908c31210eb5c879762e889e2fb71165c4fd24fa838f62ca1ace6bb432567ebc141c99680c0c0c0c0c0c0c0c0c0c0c0c054c23cb439210c1bd6a1ecb415b66e8822ffe94727f43c6d")
-        let classKey = root.classKey(for: .whenUnlocked)
+        let blob = Data(hex: "01003cb0b0b0b0b0b0b0b0b0b0b0b0b8f0be08dc88dce847d88de99ff528cd22c00673e3c682c711eadb736e0f4c8306736a30cf1e92d43b92b6401e59bcddc0c0c0c0c0c0c0c0c0c0c0c054c23cb439210c1bd6a1ecb415b66e8822ffe94727f43c6d")
         let secret = try SecretBlob.open(blob, identity: identity) { wrapped, associatedData in
             try classKey.unwrap(wrapped, associatedData: associatedData)
         }
@@ -42,14 +41,14 @@ import Testing
     }
 
     @Test func blobsAreBoundToTheirRow() throws {
-        let blob = Data(hex: "01a0a0a0a0a0a0a0a0a0a0a0a083a00e3c587fbedb6b6f673238ea5dcec7b9b5d6042798402ec3838a6fc9b4c805cfa892878b5d906384f592b22389d1")
+        let blob = Data(hex: "01a0a0a0a0a0a0a0a0a0a0a0a0a6263ceb1ead99a85d111f81e45f0837b289e8220dd95cb56e6827b8982a7182148847d4f8b5e0bc3b59cd1253a212d3")
         var moved = identity
         moved.accessGroup = "team.other"
         #expect(throws: KeychainError.decode) {
-            try MetadataBlob.open(blob, key: root.metadataKey(for: .whenUnlocked), identity: moved)
+            try MetadataBlob.open(blob, key: classKey.metadataKey(), identity: moved)
         }
         #expect(throws: KeychainError.decode) {
-            try MetadataBlob.open(blob, key: root.metadataKey(for: .afterFirstUnlock), identity: identity)
+            try MetadataBlob.open(blob, key: ClassKey.generate().metadataKey(), identity: identity)
         }
     }
 }

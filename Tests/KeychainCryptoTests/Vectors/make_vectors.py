@@ -2,18 +2,19 @@
 """Known-answer vectors for Trousseau's token and blob formats, computed independently
 of the Swift code with Python's `cryptography` package. Prints JSON.
 
-Root key: 32 bytes 0x00..0x1f. Row: genp, UUID 00..0f, group "team.app", class "ak",
-not synchronizable, not a tombstone, primary-key token = the computed one."""
+Class key (used as the ak class key, and as the class-D key the index key derives from):
+32 bytes 0x00..0x1f. Row: genp, UUID 00..0f, group "team.app", class "ak", not
+synchronizable, not a tombstone, primary-key token = the computed one."""
 import hashlib, hmac, json, struct
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives import hashes
 
-root = bytes(range(32))
+class_key = bytes(range(32))
 
 def derive(purpose):
     return HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
-                info=("trousseau " + purpose).encode()).derive(root)
+                info=("trousseau " + purpose).encode()).derive(class_key)
 
 def lp(b):
     return struct.pack(">I", len(b)) + b
@@ -43,11 +44,11 @@ plain = b"\x01" + struct.pack(">H", len(attributes))
 for name in sorted(attributes):
     plain += bytes([len(name)]) + name.encode() + attributes[name]
 meta_nonce = bytes([0xA0] * 12)
-meta_blob = b"\x01" + meta_nonce + AESGCM(derive("metadata key ak")).encrypt(meta_nonce, plain, aad(1))
+meta_blob = b"\x01" + meta_nonce + AESGCM(derive("metadata key")).encrypt(meta_nonce, plain, aad(1))
 
 item_key = bytes([0x42] * 32)
 wrap_nonce = bytes([0xB0] * 12)
-wrapped = wrap_nonce + AESGCM(derive("class key ak")).encrypt(wrap_nonce, item_key, aad(2))
+wrapped = wrap_nonce + AESGCM(class_key).encrypt(wrap_nonce, item_key, aad(2))
 secret_nonce = bytes([0xC0] * 12)
 secret_ct = secret_nonce + AESGCM(item_key).encrypt(secret_nonce, b"\x01" + b"hunter2", aad(2))
 secret_blob = b"\x01" + struct.pack(">H", len(wrapped)) + wrapped + secret_ct
