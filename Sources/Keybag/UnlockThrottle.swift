@@ -10,20 +10,9 @@ struct UnlockThrottle: Sendable {
     var failures: UInt32 = 0
     var lastFailure: Double = 0  // seconds since 1970
 
-    /// The wait after `failures` consecutive failures: 1–4 free, then 1 min, 5 min, 15 min, 1 h.
-    static func delay(afterFailures failures: UInt32) -> Double {
-        switch failures {
-        case 0..<5: 0
-        case 5: 60
-        case 6: 300
-        case 7: 900
-        default: 3600
-        }
-    }
-
     /// Seconds until the next attempt is allowed at `now`.
     func remainingDelay(at now: Double) -> Double {
-        max(0, lastFailure + Self.delay(afterFailures: failures) - now)
+        max(0, lastFailure + KeybagThrottleSchedule.delay(afterFailures: failures) - now)
     }
 
     static func load(from directory: String) throws -> UnlockThrottle {
@@ -41,5 +30,19 @@ struct UnlockThrottle: Sendable {
         withUnsafeBytes(of: failures.bigEndian) { out.append(contentsOf: $0) }
         withUnsafeBytes(of: lastFailure.bitPattern.bigEndian) { out.append(contentsOf: $0) }
         try PrivateFile.replace(directory + "/" + Self.fileName, with: out)
+    }
+}
+
+/// How long failed unlocks make the next attempt wait.
+public enum KeybagThrottleSchedule {
+    /// The wait after `failures` consecutive failures: 1–4 free, then 1 min, 5 min, 15 min, 1 h.
+    public static func delay(afterFailures failures: UInt32) -> Double {
+        switch failures {
+        case 0..<5: 0
+        case 5: 60
+        case 6: 300
+        case 7: 900
+        default: 3600
+        }
     }
 }
