@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "KeychainModel", targets: ["KeychainModel"]),
         .library(name: "KeychainStore", targets: ["KeychainStore"]),
         .executable(name: "security", targets: ["security"]),
+        .executable(name: "trousseau-enclave", targets: ["trousseau-enclave"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
@@ -36,6 +37,14 @@ let package = Package(
             ]
         ),
         .target(
+            name: "Enclave",
+            dependencies: ["KeychainModel", "KeychainCrypto", "Keybag"]
+        ),
+        .executableTarget(
+            name: "trousseau-enclave",
+            dependencies: ["Enclave", "Keybag", "KeychainModel"]
+        ),
+        .target(
             name: "KeychainStore",
             dependencies: [
                 "KeychainModel",
@@ -49,12 +58,13 @@ let package = Package(
             dependencies: [
                 "KeychainModel",
                 "KeychainStore",
+                "Enclave",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .target(
             name: "KeychainTestSupport",
-            dependencies: ["KeychainModel", "KeychainStore", "Keybag"],
+            dependencies: ["KeychainModel", "KeychainStore", "Keybag", "Enclave"],
             path: "Tests/KeychainTestSupport"
         ),
         .testTarget(name: "KeychainModelTests", dependencies: ["KeychainModel"]),
@@ -66,11 +76,12 @@ let package = Package(
         .testTarget(
             name: "KeychainStoreTests",
             dependencies: [
-                "KeychainStore", "KeychainModel", "Keybag", "KeychainCrypto", "KeychainTestSupport",
+                "KeychainStore", "KeychainModel", "Keybag", "KeychainCrypto", "KeychainTestSupport", "Enclave",
+                "trousseau-enclave",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        .testTarget(name: "SecurityToolTests", dependencies: ["security", "KeychainTestSupport"]),
+        .testTarget(name: "SecurityToolTests", dependencies: ["security", "trousseau-enclave", "KeychainTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -49,13 +49,13 @@ struct KeybagFile: Sendable {
         out.append(passcodeKDF == nil ? 0 : 1)
         if let kdf = passcodeKDF {
             out.append(kdf.logN)
-            append(kdf.blockSize, to: &out)
-            append(kdf.parallelism, to: &out)
+            out.appendInteger(kdf.blockSize)
+            out.appendInteger(kdf.parallelism)
             out.append(UInt8(kdf.salt.count))
             out.append(kdf.salt)
         }
-        append(autoLockSeconds, to: &out)
-        append(eraseAfterFailures, to: &out)
+        out.appendInteger(autoLockSeconds)
+        out.appendInteger(eraseAfterFailures)
         let ordered = ProtectionClass.allCases.filter { entries[$0] != nil }
         out.append(UInt8(ordered.count))
         for protection in ordered {
@@ -63,7 +63,7 @@ struct KeybagFile: Sendable {
             out.append(UInt8(protection.rawValue.utf8.count))
             out.append(contentsOf: protection.rawValue.utf8)
             out.append(entry.wrapping.rawValue)
-            append(UInt16(entry.wrappedKey.count), to: &out)
+            out.appendInteger(UInt16(entry.wrappedKey.count))
             out.append(entry.wrappedKey)
         }
         return out
@@ -77,30 +77,30 @@ struct KeybagFile: Sendable {
     ///
     /// - Throws: `errSecDecode` for anything that is not a well-formed version-1 keybag.
     init(decoding data: Data) throws {
-        var reader = Reader(bytes: Array(data))
-        guard try reader.take(4) == Array(Self.magic), try reader.byte() == Self.version else {
+        var reader = ByteReader(data)
+        guard Data(try reader.bytes(4)) == Self.magic, try reader.byte() == Self.version else {
             throw KeychainError.decode("not a Trousseau keybag")
         }
-        let u = try reader.take(16)
+        let u = Array(try reader.bytes(16))
         uuid = UUID(uuid: (u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]))
         switch try reader.byte() {
         case 0: passcodeKDF = nil
         case 1:
             let logN = try reader.byte()
-            let blockSize = try reader.uint32()
-            let parallelism = try reader.uint32()
-            let salt = Data(try reader.take(Int(try reader.byte())))
+            let blockSize = try reader.integer(UInt32.self)
+            let parallelism = try reader.integer(UInt32.self)
+            let salt = Data(try reader.bytes(Int(try reader.byte())))
             passcodeKDF = PasscodeKDF(logN: logN, blockSize: blockSize, parallelism: parallelism, salt: salt)
         default: throw KeychainError.decode("unknown keybag flags")
         }
-        autoLockSeconds = try reader.uint32()
-        eraseAfterFailures = try reader.uint32()
+        autoLockSeconds = try reader.integer(UInt32.self)
+        eraseAfterFailures = try reader.integer(UInt32.self)
         for _ in 0..<Int(try reader.byte()) {
-            let name = String(decoding: try reader.take(Int(try reader.byte())), as: UTF8.self)
+            let name = String(decoding: try reader.bytes(Int(try reader.byte())), as: UTF8.self)
             guard let protection = ProtectionClass(rawValue: name),
                 let wrapping = Wrapping(rawValue: try reader.byte())
             else { throw KeychainError.decode("unknown keybag entry") }
-            let wrapped = Data(try reader.take(Int(try reader.uint16())))
+            let wrapped = Data(try reader.bytes(Int(try reader.integer(UInt16.self))))
             entries[protection] = Entry(wrapping: wrapping, wrappedKey: wrapped)
         }
         guard reader.isAtEnd else { throw KeychainError.decode("trailing bytes in keybag") }
@@ -117,25 +117,5 @@ struct KeybagFile: Sendable {
 
     func save(to directory: String) throws {
         try PrivateFile.replace(directory + "/" + Self.fileName, with: encoded())
-    }
-
-    private func append<T: FixedWidthInteger>(_ value: T, to out: inout Data) {
-        withUnsafeBytes(of: value.bigEndian) { out.append(contentsOf: $0) }
-    }
-
-    /// A bounds-checked reader; reading past the end is errSecDecode.
-    private struct Reader {
-        let bytes: [UInt8]
-        var offset = 0
-        var isAtEnd: Bool { offset == bytes.count }
-
-        mutating func take(_ count: Int) throws -> [UInt8] {
-            guard count >= 0, count <= bytes.count - offset else { throw KeychainError.decode("truncated keybag") }
-            defer { offset += count }
-            return Array(bytes[offset..<offset + count])
-        }
-        mutating func byte() throws -> UInt8 { try take(1)[0] }
-        mutating func uint16() throws -> UInt16 { try take(2).reduce(0) { $0 << 8 | UInt16($1) } }
-        mutating func uint32() throws -> UInt32 { try take(4).reduce(0) { $0 << 8 | UInt32($1) } }
     }
 }

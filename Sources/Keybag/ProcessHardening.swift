@@ -19,6 +19,24 @@ public enum ProcessHardening {
         }
     }
 
+    /// Locks this process's memory, now and future, into RAM so keys are never swapped out —
+    /// when the memory-lock limit allows it (unlimited, at least 256 MiB, or root). With a
+    /// smaller limit, later allocations would fail, so memory is left unlocked.
+    ///
+    /// - Returns: whether memory is locked.
+    public static func lockMemory() -> Bool {
+        var limit = rlimit()
+        let resource = __rlimit_resource_t(8)  // RLIMIT_MEMLOCK: a macro alias Swift does not import
+        guard getrlimit(resource, &limit) == 0 else { return false }
+        let infinity = rlim_t.max  // RLIM_INFINITY, which Swift imports as an overflowing literal
+        if limit.rlim_cur != infinity, limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max
+            _ = setrlimit(resource, &limit)
+        }
+        let enough = geteuid() == 0 || limit.rlim_cur == infinity || limit.rlim_cur >= 256 << 20
+        return enough && mlockall(MCL_CURRENT | MCL_FUTURE) == 0
+    }
+
     /// Whether the kernel would dump this process's memory (PR_GET_DUMPABLE).
     public static var isDumpable: Bool {
         trousseau_get_dumpable() != 0

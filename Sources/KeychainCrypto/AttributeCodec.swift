@@ -107,42 +107,10 @@ public enum AttributeCodec {
     }
 
     static func appendLengthPrefixed(_ bytes: Data, to out: inout Data) {
-        appendInteger(UInt32(bytes.count), to: &out)
-        out.append(bytes)
+        out.appendLengthPrefixed(bytes)
     }
 
     static func appendInteger<T: FixedWidthInteger>(_ value: T, to out: inout Data) {
-        withUnsafeBytes(of: value.bigEndian) { out.append(contentsOf: $0) }
-    }
-}
-
-/// A bounds-checked reader over bytes; every read past the end throws `errSecDecode`.
-struct ByteReader {
-    private let bytes: [UInt8]
-    private var offset = 0
-
-    init(_ data: Data) { bytes = Array(data) }
-
-    var isAtEnd: Bool { offset == bytes.count }
-    var remaining: Int { bytes.count - offset }
-
-    mutating func byte() throws -> UInt8 {
-        let slice = try bytes(1)
-        return slice[slice.startIndex]  // slices keep their parent's indices
-    }
-
-    mutating func bytes(_ count: Int) throws -> ArraySlice<UInt8> {
-        guard count >= 0, count <= remaining else { throw KeychainError.decode("truncated data") }
-        defer { offset += count }
-        return bytes[offset..<offset + count]
-    }
-
-    mutating func integer<T: FixedWidthInteger>(_: T.Type) throws -> T {
-        try bytes(MemoryLayout<T>.size).reduce(T.zero) { ($0 << 8) | T($1) }
-    }
-
-    mutating func rest() -> ArraySlice<UInt8> {
-        defer { offset = bytes.count }
-        return bytes[offset...]
+        out.appendInteger(value)
     }
 }

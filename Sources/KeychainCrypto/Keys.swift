@@ -7,12 +7,34 @@ public import KeychainModel
 public struct MetadataKey: Sendable {
     let key: SymmetricKey
     init(key: SymmetricKey) { self.key = key }
+
+    /// The key's bytes, for carrying it from the enclave to the daemon.
+    public var secretBytes: SecretBytes { key.withUnsafeBytes { SecretBytes($0) } }
+
+    /// A metadata key carried from the enclave.
+    ///
+    /// - Throws: `errSecDecode` when `bytes` is not 32 bytes long.
+    public init(bytes: SecretBytes) throws {
+        guard bytes.count == 32 else { throw KeychainError.decode("a metadata key is 32 bytes") }
+        key = bytes.withUnsafeBytes { SymmetricKey(data: $0) }
+    }
 }
 
 /// The key of the keyed tokens (blind index) over searchable attributes.
 public struct IndexKey: Sendable {
     let key: SymmetricKey
     init(key: SymmetricKey) { self.key = key }
+
+    /// The key's bytes, for carrying it from the enclave to the daemon.
+    public var secretBytes: SecretBytes { key.withUnsafeBytes { SecretBytes($0) } }
+
+    /// An index key carried from the enclave.
+    ///
+    /// - Throws: `errSecDecode` when `bytes` is not 32 bytes long.
+    public init(bytes: SecretBytes) throws {
+        guard bytes.count == 32 else { throw KeychainError.decode("an index key is 32 bytes") }
+        key = bytes.withUnsafeBytes { SymmetricKey(data: $0) }
+    }
 }
 
 /// A fresh per-item key that encrypts one item's secret; it is stored only wrapped.

@@ -30,6 +30,8 @@ public final class KeychainStore: Sendable {
     /// - Throws: `errSecIO` when the directory or database cannot be opened, or a
     ///   keybag error.
     public init(directory: String, keybag: any Keybag) throws {
+        // This process will hold metadata keys and, briefly, item keys and secrets.
+        try ProcessHardening.apply()
         let path = directory + "/" + Self.databaseFileName
         try Self.createPrivateFile(path)
         var configuration = Configuration()
@@ -56,10 +58,10 @@ public final class KeychainStore: Sendable {
         self.blindIndex = BlindIndex(key: try keybag.indexKey())
     }
 
-    /// Opens the store in `home` with an in-process keybag, creating `home` (0700).
-    public static func open(home: String) throws -> KeychainStore {
+    /// Creates `home` (0700) if it does not exist: the directory a keychain keeps
+    /// everything in.
+    public static func prepareHome(_ home: String) throws {
         try createPrivateDirectory(home)
-        return try KeychainStore(directory: home, keybag: SoftwareKeybag(directory: home, deviceKey: FileDeviceKey(directory: home)))
     }
 
     // MARK: - SecItem entry points

@@ -1,3 +1,4 @@
+import Enclave
 import FoundationEssentials
 import KeychainModel
 import KeychainStore
@@ -18,9 +19,11 @@ enum KeychainLocation {
     /// their code signatures, the tool opens the store itself and uses one fixed group.
     static let caller = AccessGroups(["trousseau.security-tool"])
 
+    /// Opens the store, with its class keys in an enclave process started for this run.
     static func openStore() throws -> KeychainStore {
         try createParents(of: home)
-        return try KeychainStore.open(home: home)
+        try KeychainStore.prepareHome(home)
+        return try KeychainStore(directory: home, keybag: EnclaveClient.launch(home: home))
     }
 
     /// Creates the parent directories of `path` (0700), as `mkdir -p` would.

@@ -15,7 +15,7 @@ import Glibc
 
     @Test func sameDeviceKeyOnEveryOpen() throws {
         let home = try TemporaryKeychain.makeTemporaryDirectory()
-        let first = try KeychainStore.open(home: home)
+        let first = try KeychainStore(directory: home, keybag: SoftwareKeybag(directory: home, deviceKey: FileDeviceKey(directory: home)))
         _ = try first.add(genericPassword(account: "a", ["v_Data": .utf8("x")]), caller: AccessGroups(["g"]))
         let second = try KeychainStore(directory: home, keybag: SoftwareKeybag(directory: home, deviceKey: FileDeviceKey(directory: home)))
         #expect(try second.copyMatching(genericPassword(account: "a", ["r_Data": .bool(true)]), caller: AccessGroups(["g"])) == .utf8("x"))

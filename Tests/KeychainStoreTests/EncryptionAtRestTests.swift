@@ -3,6 +3,7 @@ import GRDB
 import Glibc
 import KeychainModel
 import KeychainStore
+import Keybag
 import KeychainTestSupport
 import Testing
 
@@ -55,7 +56,7 @@ import Testing
     @Test func itemsSurviveReopening() throws {
         let keychain = try TemporaryKeychain()
         _ = try keychain.store.add(genericPassword(account: "persist", ["v_Data": .utf8("kept")]), caller: keychain.caller)
-        let reopened = try KeychainStore.open(home: keychain.home)
+        let reopened = try KeychainStore(directory: keychain.home, keybag: SoftwareKeybag(directory: keychain.home, deviceKey: FileDeviceKey(directory: keychain.home)))
         #expect(try reopened.copyMatching(genericPassword(account: "persist", ["r_Data": .bool(true)]), caller: keychain.caller) == .utf8("kept"))
     }
 }

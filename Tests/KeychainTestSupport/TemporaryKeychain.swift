@@ -1,9 +1,12 @@
 import FoundationEssentials
 import KeychainModel
 import KeychainStore
+import Keybag
 import Glibc
 
-/// A keychain in a fresh temporary `KEYCHAIN_HOME`, removed when dropped.
+/// A keychain in a fresh temporary `KEYCHAIN_HOME`, removed when dropped. Its keybag runs
+/// in-process (``SoftwareKeybag``, the enclave's own backend behind the same `Keybag`
+/// protocol); tests of the enclave process itself use `EnclaveClient.launch`.
 public final class TemporaryKeychain: @unchecked Sendable {
     // @unchecked: all stored properties are immutable after init.
     public let home: String
@@ -13,7 +16,7 @@ public final class TemporaryKeychain: @unchecked Sendable {
 
     public init() throws {
         home = try Self.makeTemporaryDirectory()
-        store = try KeychainStore.open(home: home)
+        store = try KeychainStore(directory: home, keybag: SoftwareKeybag(directory: home, deviceKey: FileDeviceKey(directory: home)))
     }
 
     deinit {

@@ -1,0 +1,165 @@
+import Dispatch
+public import FoundationEssentials
+public import KeychainCrypto
+public import KeychainModel
+public import Keybag
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon's side of the enclave: a ``Keybag`` whose class keys live in the enclave
+/// process, reached over a socketpair. Requests are serialized on the one connection.
+public final class EnclaveClient: Keybag {
+    private let connection: Mutex<Int32>
+    private let process: pid_t?
+
+    private init(fd: Int32, process: pid_t?) {
+        connection = Mutex(fd)
+        self.process = process
+    }
+
+    deinit {
+        _ = connection.withLock { close($0) }  // the enclave sees end of stream and exits
+        if let process {
+            var status: Int32 = 0
+            while waitpid(process, &status, 0) < 0, errno == EINTR {}
+        }
+    }
+
+    /// The enclave executable: `$TROUSSEAU_ENCLAVE`, else `trousseau-enclave` beside this
+    /// process's executable.
+    public static var defaultExecutable: String {
+        if let path = ProcessInfo.processInfo.environment["TROUSSEAU_ENCLAVE"], !path.isEmpty { return path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        let executable = length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        let directory = executable.lastIndex(of: "/").map { String(executable[..<$0]) } ?? "."
+        return directory + "/trousseau-enclave"
+    }
+
+    /// Starts an enclave process for the keychain in `home` and connects to it.
+    ///
+    /// - Parameters:
+    ///   - unsafeFastPasscodeKDF: derive passcodes with scrypt N = 2^10 and no calibration.
+    ///     **For tests only**: passcodes set this way resist guessing far less.
+    /// - Throws: `errSecIO` when the process cannot be started.
+    public static func launch(home: String, executable: String = defaultExecutable, unsafeFastPasscodeKDF: Bool = false) throws -> EnclaveClient {
+        var fds: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
+            throw KeychainError(status: OSStatusCode.io, message: "socketpair: \(String(cString: strerror(errno)))")
+        }
+        defer { close(fds[1]) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        // dup2 onto 3 clears close-on-exec for the child's copy only (fds[1] is never 3:
+        // 0-2 are open and socketpair returned two descriptors above them, or fds[1] > 3).
+        posix_spawn_file_actions_adddup2(&actions, fds[1] == 3 ? fcntl(fds[1], F_DUPFD_CLOEXEC, 4) : fds[1], 3)
+
+        var arguments = [executable, "--home", home]
+        if unsafeFastPasscodeKDF { arguments.append("--unsafe-fast-kdf") }
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard result == 0 else {
+            close(fds[0])
+            throw KeychainError(status: OSStatusCode.io, message: "cannot start \(executable): \(String(cString: strerror(result)))")
+        }
+        return EnclaveClient(fd: fds[0], process: pid)
+    }
+
+    /// Serves `keybag` on a thread of this process over the same protocol and socketpair,
+    /// for unit tests that want the protocol without a second process.
+    public static func inProcess(_ keybag: SoftwareKeybag) throws -> EnclaveClient {
+        var fds: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
+            throw KeychainError(status: OSStatusCode.io, message: "socketpair: \(String(cString: strerror(errno)))")
+        }
+        let serverEnd = fds[1]
+        DispatchQueue.global().async {
+            EnclaveServer(keybag: keybag, memoryLocked: false).serve(fd: serverEnd)
+            close(serverEnd)
+        }
+        return EnclaveClient(fd: fds[0], process: nil)
+    }
+
+    /// The enclave's process id, when it runs in its own process.
+    public var processID: pid_t? { process }
+
+    /// Sends one request and returns the body of a successful response.
+    private func call(_ request: EnclaveRequest) throws -> ByteReader {
+        var payload = EnclaveWire.encode(request)
+        defer { payload.withUnsafeMutableBytes { SecretBytes.zero($0) } }
+        return try connection.withLock { fd in
+            try EnclaveFrame.write(payload, to: fd)
+            guard let response = try EnclaveFrame.read(from: fd) else {
+                throw KeychainError(status: OSStatusCode.notAvailable, message: "the enclave exited")
+            }
+            return try EnclaveWire.body(of: response)
+        }
+    }
+
+    private static func key(_ reader: inout ByteReader) throws -> SecretBytes {
+        guard reader.remaining == 32 else { throw KeychainError.decode("malformed key in enclave response") }
+        return SecretBytes(reader.rest())
+    }
+
+    // MARK: - Keybag
+
+    public func indexKey() throws -> IndexKey {
+        var body = try call(.indexKey)
+        return try IndexKey(bytes: Self.key(&body))
+    }
+
+    public func metadataKey(for protection: ProtectionClass) throws -> MetadataKey {
+        var body = try call(.metadataKey(protection))
+        return try MetadataKey(bytes: Self.key(&body))
+    }
+
+    public func wrapItemKey(_ itemKey: ItemKey, for protection: ProtectionClass, associatedData: Data) throws -> Data {
+        var body = try call(.wrapItemKey(protection, itemKey, associatedData: associatedData))
+        return try body.lengthPrefixed(limit: EnclaveWire.fieldLimit)
+    }
+
+    public func unwrapItemKey(_ wrapped: Data, for protection: ProtectionClass, associatedData: Data) throws -> ItemKey {
+        var body = try call(.unwrapItemKey(protection, wrapped: wrapped, associatedData: associatedData))
+        return try ItemKey(bytes: Self.key(&body))
+    }
+
+    // MARK: - Lock state and passcode
+
+    public func status() throws -> EnclaveStatus {
+        var body = try call(.status)
+        guard let lockState = LockState(rawValue: try body.byte()) else { throw KeychainError.decode("unknown lock state") }
+        let hasPasscode = try body.byte() == 1
+        let autoLock = try body.integer(UInt32.self)
+        let failed = try body.integer(UInt32.self)
+        let memoryLocked = try body.byte() == 1
+        return EnclaveStatus(
+            keybag: KeybagStatus(lockState: lockState, hasPasscode: hasPasscode, autoLockSeconds: autoLock, failedUnlocks: failed),
+            memoryLocked: memoryLocked)
+    }
+
+    public func unlock(passcode: SecretBytes) throws {
+        _ = try call(.unlock(passcode: passcode))
+    }
+
+    public func lock() throws {
+        _ = try call(.lock)
+    }
+
+    /// See ``SoftwareKeybag/changePasscode(old:new:)``. Returns whether the akpu class key
+    /// was destroyed (the caller purges those items).
+    @discardableResult
+    public func changePasscode(old: SecretBytes?, new: SecretBytes?) throws -> Bool {
+        var body = try call(.changePasscode(old: old, new: new))
+        return try body.byte() == 1
+    }
+
+    public func updateSettings(autoLockSeconds: UInt32? = nil, eraseAfterFailures: UInt32? = nil) throws {
+        _ = try call(.updateSettings(autoLockSeconds: autoLockSeconds, eraseAfterFailures: eraseAfterFailures))
+    }
+}

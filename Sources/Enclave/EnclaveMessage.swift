@@ -1,0 +1,162 @@
+public import FoundationEssentials
+public import KeychainCrypto
+public import KeychainModel
+public import Keybag
+
+/// The enclave's fixed request set. Class keys never cross the boundary: the daemon gets
+/// item keys wrapped or unwrapped, and the derived metadata and index keys it caches.
+public enum EnclaveRequest: Sendable {
+    case status
+    case unlock(passcode: SecretBytes)
+    case lock
+    case changePasscode(old: SecretBytes?, new: SecretBytes?)
+    case updateSettings(autoLockSeconds: UInt32?, eraseAfterFailures: UInt32?)
+    case indexKey
+    case metadataKey(ProtectionClass)
+    case wrapItemKey(ProtectionClass, ItemKey, associatedData: Data)
+    case unwrapItemKey(ProtectionClass, wrapped: Data, associatedData: Data)
+}
+
+/// What the enclave reports about itself.
+public struct EnclaveStatus: Sendable, Hashable {
+    public var keybag: KeybagStatus
+    /// Whether the enclave's memory is locked into RAM (mlockall succeeded).
+    public var memoryLocked: Bool
+}
+
+/// The wire format of enclave messages, inside ``EnclaveFrame``s.
+///
+/// Request: version (1), opcode, fields. Response: version, 0 and the result, or 1, the
+/// OSStatus (i32) and a message. Byte strings are 32-bit-length-prefixed; optionals are a
+/// presence byte and the value; a protection class is its length-prefixed raw value.
+public enum EnclaveWire {
+    public static let version: UInt8 = 1
+    /// The longest byte string a field may hold (passcodes, associated data, wrapped keys).
+    static let fieldLimit = 16 * 1024
+
+    enum Opcode: UInt8 {
+        case status = 1, unlock, lock, changePasscode, updateSettings, indexKey, metadataKey, wrapItemKey, unwrapItemKey
+    }
+
+    public static func encode(_ request: EnclaveRequest) -> Data {
+        var out = Data([version])
+        switch request {
+        case .status: out.append(Opcode.status.rawValue)
+        case .unlock(let passcode):
+            out.append(Opcode.unlock.rawValue)
+            appendSecret(passcode, to: &out)
+        case .lock: out.append(Opcode.lock.rawValue)
+        case .changePasscode(let old, let new):
+            out.append(Opcode.changePasscode.rawValue)
+            for secret in [old, new] {
+                out.append(secret == nil ? 0 : 1)
+                if let secret { appendSecret(secret, to: &out) }
+            }
+        case .updateSettings(let autoLock, let erase):
+            out.append(Opcode.updateSettings.rawValue)
+            for value in [autoLock, erase] {
+                out.append(value == nil ? 0 : 1)
+                out.appendInteger(value ?? 0)
+            }
+        case .indexKey: out.append(Opcode.indexKey.rawValue)
+        case .metadataKey(let protection):
+            out.append(Opcode.metadataKey.rawValue)
+            out.appendLengthPrefixed(Data(protection.rawValue.utf8))
+        case .wrapItemKey(let protection, let itemKey, let associatedData):
+            out.append(Opcode.wrapItemKey.rawValue)
+            out.appendLengthPrefixed(Data(protection.rawValue.utf8))
+            appendSecret(itemKey.secretBytes, to: &out)
+            out.appendLengthPrefixed(associatedData)
+        case .unwrapItemKey(let protection, let wrapped, let associatedData):
+            out.append(Opcode.unwrapItemKey.rawValue)
+            out.appendLengthPrefixed(Data(protection.rawValue.utf8))
+            out.appendLengthPrefixed(wrapped)
+            out.appendLengthPrefixed(associatedData)
+        }
+        return out
+    }
+
+    /// Parses a request.
+    ///
+    /// - Throws: `errSecDecode` for an unknown version or opcode, a truncated or oversized
+    ///   field, an unknown class or trailing bytes.
+    public static func decodeRequest(_ data: Data) throws -> EnclaveRequest {
+        var reader = ByteReader(data)
+        guard try reader.byte() == version else { throw KeychainError.decode("unknown enclave protocol version") }
+        guard let opcode = Opcode(rawValue: try reader.byte()) else { throw KeychainError.decode("unknown enclave request") }
+        let request: EnclaveRequest
+        switch opcode {
+        case .status: request = .status
+        case .unlock: request = .unlock(passcode: try secret(&reader))
+        case .lock: request = .lock
+        case .changePasscode:
+            let old = try reader.byte() == 1 ? try secret(&reader) : nil
+            let new = try reader.byte() == 1 ? try secret(&reader) : nil
+            request = .changePasscode(old: old, new: new)
+        case .updateSettings:
+            let hasAutoLock = try reader.byte() == 1
+            let autoLock = try reader.integer(UInt32.self)
+            let hasErase = try reader.byte() == 1
+            let erase = try reader.integer(UInt32.self)
+            request = .updateSettings(autoLockSeconds: hasAutoLock ? autoLock : nil, eraseAfterFailures: hasErase ? erase : nil)
+        case .indexKey: request = .indexKey
+        case .metadataKey: request = .metadataKey(try protection(&reader))
+        case .wrapItemKey:
+            let protection = try protection(&reader)
+            let itemKey = try ItemKey(bytes: try secret(&reader))
+            request = .wrapItemKey(protection, itemKey, associatedData: try reader.lengthPrefixed(limit: fieldLimit))
+        case .unwrapItemKey:
+            let protection = try protection(&reader)
+            let wrapped = try reader.lengthPrefixed(limit: fieldLimit)
+            request = .unwrapItemKey(protection, wrapped: wrapped, associatedData: try reader.lengthPrefixed(limit: fieldLimit))
+        }
+        guard reader.isAtEnd else { throw KeychainError.decode("trailing bytes in enclave request") }
+        return request
+    }
+
+    /// A successful response carrying `body`.
+    public static func success(_ body: Data = Data()) -> Data {
+        Data([version, 0]) + body
+    }
+
+    /// An error response.
+    public static func failure(_ error: KeychainError) -> Data {
+        var out = Data([version, 1])
+        out.appendInteger(error.status)
+        out.appendLengthPrefixed(Data(error.message.utf8))
+        return out
+    }
+
+    /// The body of a successful response.
+    ///
+    /// - Throws: the enclave's error, or `errSecDecode` for a malformed response.
+    public static func body(of response: Data) throws -> ByteReader {
+        var reader = ByteReader(response)
+        guard try reader.byte() == version else { throw KeychainError.decode("unknown enclave protocol version") }
+        switch try reader.byte() {
+        case 0: return reader
+        case 1:
+            let status = try reader.integer(Int32.self)
+            let message = String(decoding: try reader.lengthPrefixed(limit: fieldLimit), as: UTF8.self)
+            throw KeychainError(status: status, message: message)
+        default: throw KeychainError.decode("malformed enclave response")
+        }
+    }
+
+    static func appendSecret(_ secret: SecretBytes, to out: inout Data) {
+        out.appendInteger(UInt32(secret.count))
+        secret.withUnsafeBytes { out.append(contentsOf: $0) }
+    }
+
+    static func secret(_ reader: inout ByteReader) throws -> SecretBytes {
+        let length = Int(try reader.integer(UInt32.self))
+        guard length <= fieldLimit else { throw KeychainError.decode("secret field too long") }
+        return SecretBytes(try reader.bytes(length))
+    }
+
+    static func protection(_ reader: inout ByteReader) throws -> ProtectionClass {
+        let name = String(decoding: try reader.lengthPrefixed(limit: 8), as: UTF8.self)
+        guard let protection = ProtectionClass(rawValue: name) else { throw KeychainError.decode("unknown protection class") }
+        return protection
+    }
+}

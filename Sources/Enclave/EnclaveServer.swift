@@ -1,0 +1,92 @@
+public import FoundationEssentials
+import KeychainCrypto
+import KeychainModel
+public import Keybag
+
+/// Serves the enclave protocol for one keybag on one connection, until the peer closes it.
+public struct EnclaveServer: Sendable {
+    let keybag: SoftwareKeybag
+    let memoryLocked: Bool
+
+    public init(keybag: SoftwareKeybag, memoryLocked: Bool) {
+        self.keybag = keybag
+        self.memoryLocked = memoryLocked
+    }
+
+    /// Answers requests on `fd` until end of stream. A malformed request gets an error
+    /// response and ends the connection: only the daemon talks to the enclave, so it is a bug.
+    public func serve(fd: Int32) {
+        while true {
+            let frame: Data?
+            do {
+                frame = try EnclaveFrame.read(from: fd)
+            } catch let error as KeychainError {
+                try? EnclaveFrame.write(EnclaveWire.failure(error), to: fd)
+                return
+            } catch {
+                return
+            }
+            guard let frame else { return }
+            let response: Data
+            let request: EnclaveRequest
+            do {
+                request = try EnclaveWire.decodeRequest(frame)
+            } catch {
+                try? EnclaveFrame.write(EnclaveWire.failure(KeychainError.param("malformed enclave request")), to: fd)
+                return
+            }
+            response = respond(to: request)
+            do {
+                try EnclaveFrame.write(response, to: fd)
+            } catch {
+                return
+            }
+        }
+    }
+
+    /// The response to one request.
+    public func respond(to request: EnclaveRequest) -> Data {
+        do {
+            switch request {
+            case .status:
+                let status = keybag.status()
+                var body = Data([status.lockState.rawValue, status.hasPasscode ? 1 : 0])
+                body.appendInteger(status.autoLockSeconds)
+                body.appendInteger(status.failedUnlocks)
+                body.append(memoryLocked ? 1 : 0)
+                return EnclaveWire.success(body)
+            case .unlock(let passcode):
+                try keybag.unlock(passcode: passcode)
+                return EnclaveWire.success()
+            case .lock:
+                keybag.lock()
+                return EnclaveWire.success()
+            case .changePasscode(let old, let new):
+                let destroyed = try keybag.changePasscode(old: old, new: new)
+                return EnclaveWire.success(Data([destroyed ? 1 : 0]))
+            case .updateSettings(let autoLock, let erase):
+                try keybag.updateSettings(autoLockSeconds: autoLock, eraseAfterFailures: erase)
+                return EnclaveWire.success()
+            case .indexKey:
+                return EnclaveWire.success(Self.bytes(try keybag.indexKey().secretBytes))
+            case .metadataKey(let protection):
+                return EnclaveWire.success(Self.bytes(try keybag.metadataKey(for: protection).secretBytes))
+            case .wrapItemKey(let protection, let itemKey, let associatedData):
+                var body = Data()
+                body.appendLengthPrefixed(try keybag.wrapItemKey(itemKey, for: protection, associatedData: associatedData))
+                return EnclaveWire.success(body)
+            case .unwrapItemKey(let protection, let wrapped, let associatedData):
+                let itemKey = try keybag.unwrapItemKey(wrapped, for: protection, associatedData: associatedData)
+                return EnclaveWire.success(Self.bytes(itemKey.secretBytes))
+            }
+        } catch let error as KeychainError {
+            return EnclaveWire.failure(error)
+        } catch {
+            return EnclaveWire.failure(KeychainError.internalComponent)
+        }
+    }
+
+    private static func bytes(_ secret: SecretBytes) -> Data {
+        secret.withUnsafeBytes { Data($0) }
+    }
+}
