@@ -81,6 +81,13 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        .testTarget(
+            name: "EnclaveTests",
+            dependencies: [
+                "Enclave", "Keybag", "KeychainCrypto", "KeychainModel", "KeychainStore", "KeychainTestSupport",
+                "trousseau-enclave",
+            ]
+        ),
         .testTarget(name: "SecurityToolTests", dependencies: ["security", "trousseau-enclave", "KeychainTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

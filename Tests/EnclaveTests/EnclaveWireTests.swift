@@ -1,0 +1,78 @@
+import Enclave
+import FoundationEssentials
+import Glibc
+import KeychainCrypto
+import KeychainModel
+import Testing
+
+@Suite struct EnclaveWireTests {
+    @Test func requestsRoundTrip() throws {
+        let requests: [EnclaveRequest] = [
+            .status, .lock, .indexKey, .metadataKey(.whenPasscodeSetThisDeviceOnly),
+            .unlock(passcode: SecretBytes("1234".utf8)),
+            .changePasscode(old: nil, new: SecretBytes("n".utf8)), .changePasscode(old: SecretBytes("o".utf8), new: nil),
+            .updateSettings(autoLockSeconds: 300, eraseAfterFailures: nil),
+            .wrapItemKey(.afterFirstUnlock, ItemKey.generate(), associatedData: Data("ad".utf8)),
+            .unwrapItemKey(.always, wrapped: Data(count: 60), associatedData: Data()),
+        ]
+        for request in requests {
+            let encoded = EnclaveWire.encode(request)
+            #expect(EnclaveWire.encode(try EnclaveWire.decodeRequest(encoded)) == encoded)
+        }
+    }
+
+    @Test func malformedRequestsAreRefused() {
+        let valid = EnclaveWire.encode(.unwrapItemKey(.always, wrapped: Data(count: 60), associatedData: Data("x".utf8)))
+        for length in 0..<valid.count {
+            #expect(throws: KeychainError.decode) { try EnclaveWire.decodeRequest(valid.prefix(length)) }
+        }
+        #expect(throws: KeychainError.decode) { try EnclaveWire.decodeRequest(valid + Data([0])) }
+        #expect(throws: KeychainError.decode) { try EnclaveWire.decodeRequest(Data([2, 1])) }  // version 2
+        #expect(throws: KeychainError.decode) { try EnclaveWire.decodeRequest(Data([1, 99])) }  // opcode
+        var badClass = Data([1, 7])
+        badClass.appendLengthPrefixed(Data("zz".utf8))
+        #expect(throws: KeychainError.decode) { try EnclaveWire.decodeRequest(badClass) }
+    }
+
+    @Test func errorsCrossTheWireWithTheirStatus() {
+        let response = EnclaveWire.failure(KeychainError(status: -25308, message: "locked"))
+        do {
+            _ = try EnclaveWire.body(of: response)
+            Issue.record("expected an error")
+        } catch let error as KeychainError {
+            #expect(error.status == -25308)
+            #expect(error.message == "locked")
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+
+    /// A frame fed one byte at a time arrives whole; an oversized length is refused before
+    /// its payload is read; a stream cut mid-frame is an error, a clean end is nil.
+    @Test func framesOverASocket() throws {
+        var fds: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        defer { close(fds[0]) }
+        let payload = Data((0..<64).map { UInt8($0) })  // each 1-byte send costs a socket buffer slot; stay well under the limit
+        var frame = Data()
+        frame.appendInteger(UInt32(payload.count))
+        frame.append(payload)
+        for byte in frame {
+            #expect(send(fds[1], [byte], 1, 0) == 1)
+        }
+        #expect(try EnclaveFrame.read(from: fds[0]) == payload)
+
+        var huge = Data()
+        huge.appendInteger(UInt32(EnclaveFrame.maximumSize + 1))
+        huge.withUnsafeBytes { _ = send(fds[1], $0.baseAddress, $0.count, 0) }
+        #expect(throws: KeychainError.decode) { try EnclaveFrame.read(from: fds[0]) }
+
+        var cut = Data()
+        cut.appendInteger(UInt32(10))
+        cut.append(Data([1, 2, 3]))
+        cut.withUnsafeBytes { _ = send(fds[1], $0.baseAddress, $0.count, 0) }
+        close(fds[1])
+        #expect(throws: KeychainError.io) { try EnclaveFrame.read(from: fds[0]) }
+        #expect(try EnclaveFrame.read(from: fds[0]) == nil)
+    }
+}

@@ -1,0 +1,154 @@
+import Enclave
+import FoundationEssentials
+import KeychainModel
+import KeychainStore
+import KeychainTestSupport
+import Testing
+
+/// Every protection class × lock state × operation, against a real enclave process.
+@Suite struct ProtectionClassMatrixTests {
+    enum State: String, CaseIterable { case noPasscode, unlocked, locked, beforeFirstUnlock }
+    enum Operation: String, CaseIterable { case readAttributes, readData, update, delete, add }
+
+    static let classA: Set<ProtectionClass> = [.whenUnlocked, .whenUnlockedThisDeviceOnly, .whenPasscodeSetThisDeviceOnly]
+    static let classD: Set<ProtectionClass> = [.always, .alwaysThisDeviceOnly]
+
+    /// The OSStatus each cell must give.
+    static func expected(_ state: State, _ protection: ProtectionClass, _ operation: Operation) -> Int32 {
+        switch state {
+        case .noPasscode:
+            guard protection == .whenPasscodeSetThisDeviceOnly else { return 0 }
+            return operation == .add ? -25293 : -25300  // akpu cannot exist without a passcode
+        case .unlocked: return 0
+        case .locked: return classA.contains(protection) ? -25308 : 0
+        case .beforeFirstUnlock: return classD.contains(protection) ? 0 : -25308
+        }
+    }
+
+    func account(_ state: State, _ protection: ProtectionClass) -> String { "\(state.rawValue)-\(protection.rawValue)" }
+
+    func add(_ keychain: EnclaveKeychain, _ account: String, _ protection: ProtectionClass) -> Int32 {
+        osStatus {
+            try keychain.store.add(
+                genericPassword(account: account, ["pdmn": .string(protection.rawValue), "v_Data": .utf8("secret")]),
+                caller: keychain.caller)
+        }
+    }
+
+    func run(_ operation: Operation, _ keychain: EnclaveKeychain, _ state: State, _ protection: ProtectionClass) -> Int32 {
+        let name = account(state, protection)
+        let store = keychain.store, caller = keychain.caller
+        switch operation {
+        case .readAttributes: return osStatus { try store.copyMatching(genericPassword(account: name, ["r_Attributes": .bool(true)]), caller: caller) }
+        case .readData: return osStatus { try store.copyMatching(genericPassword(account: name, ["r_Data": .bool(true)]), caller: caller) }
+        case .update: return osStatus { try store.update(genericPassword(account: name), attributes: ["labl": .string("x")], caller: caller) }
+        case .delete: return osStatus { try store.delete(genericPassword(account: name), caller: caller) }
+        case .add: return add(keychain, name + "-new", protection)
+        }
+    }
+
+    func checkRow(_ keychain: EnclaveKeychain, _ state: State) {
+        for protection in ProtectionClass.allCases {
+            for operation in Operation.allCases {
+                let status = run(operation, keychain, state, protection)
+                #expect(status == Self.expected(state, protection, operation),
+                        "\(state) \(protection.rawValue) \(operation): \(status)")
+            }
+        }
+    }
+
+    @Test func fullMatrix() throws {
+        let keychain = try EnclaveKeychain()
+        let passcode = SecretBytes("1234".utf8)
+
+        for protection in ProtectionClass.allCases where protection != .whenPasscodeSetThisDeviceOnly {
+            #expect(add(keychain, account(.noPasscode, protection), protection) == 0)
+        }
+        checkRow(keychain, .noPasscode)
+
+        try keychain.enclave.changePasscode(old: nil, new: passcode)
+        for state in [State.unlocked, .locked, .beforeFirstUnlock] {
+            for protection in ProtectionClass.allCases {
+                #expect(add(keychain, account(state, protection), protection) == 0)
+            }
+        }
+        checkRow(keychain, .unlocked)
+
+        try keychain.enclave.lock()
+        #expect(try keychain.enclave.status().keybag.lockState == .locked)
+        checkRow(keychain, .locked)
+        // An add to a locked class is -25308 even when it would be a duplicate.
+        #expect(add(keychain, account(.beforeFirstUnlock, .whenUnlocked), .whenUnlocked) == -25308)
+
+        try keychain.restart()
+        #expect(try keychain.enclave.status().keybag.lockState == .beforeFirstUnlock)
+        checkRow(keychain, .beforeFirstUnlock)
+
+        // After the first unlock, the items the locked states kept from reach (and so
+        // did not delete) read back.
+        try keychain.enclave.unlock(passcode: passcode)
+        for protection in ProtectionClass.allCases where Self.expected(.beforeFirstUnlock, protection, .delete) != 0 {
+            #expect(run(.readData, keychain, .beforeFirstUnlock, protection) == 0, "\(protection.rawValue)")
+        }
+    }
+}
+
+@Suite struct EnclaveProcessTests {
+    let passcode = SecretBytes("1234".utf8)
+
+    @Test func removingThePasscodeMakesAkpuItemsUnreadableAndPurgesThem() throws {
+        let keychain = try EnclaveKeychain()
+        try keychain.enclave.changePasscode(old: nil, new: passcode)
+        _ = try keychain.store.add(genericPassword(account: "pinned", ["pdmn": .string("akpu"), "v_Data": .utf8("x")]), caller: keychain.caller)
+        _ = try keychain.store.add(genericPassword(account: "plain", ["v_Data": .utf8("y")]), caller: keychain.caller)
+
+        #expect(try keychain.enclave.changePasscode(old: passcode, new: nil) == true)
+        #expect(osStatus { try keychain.store.copyMatching(genericPassword(account: "pinned", ["r_Data": .bool(true)]), caller: keychain.caller) } == -25293)
+        #expect(try keychain.store.purge(.whenPasscodeSetThisDeviceOnly) == 1)
+        #expect(osStatus { try keychain.store.copyMatching(genericPassword(account: "pinned"), caller: keychain.caller) } == -25300)
+        #expect(try keychain.store.copyMatching(genericPassword(account: "plain", ["r_Data": .bool(true)]), caller: keychain.caller) == .utf8("y"))
+    }
+
+    @Test func theThrottleDelayPersistsAcrossAnEnclaveRestart() throws {
+        let keychain = try EnclaveKeychain()
+        try keychain.enclave.changePasscode(old: nil, new: passcode)
+        try keychain.restart()
+        for _ in 1...5 {
+            #expect(throws: KeychainError.authFailed) { try keychain.enclave.unlock(passcode: SecretBytes("0000".utf8)) }
+        }
+        try keychain.restart()
+        #expect(try keychain.enclave.status().keybag.failedUnlocks == 5)
+        do {
+            try keychain.enclave.unlock(passcode: passcode)
+            Issue.record("the right passcode must wait out the delay after a restart")
+        } catch let error as KeychainError {
+            #expect(error.status == -25293)
+            #expect(error.message.contains("try again in"))
+        }
+        #expect(try keychain.enclave.status().keybag.lockState == .beforeFirstUnlock)
+    }
+
+    @Test func aCopiedKeychainDecryptsNothingElsewhere() throws {
+        let original = try EnclaveKeychain()
+        _ = try original.store.add(genericPassword(account: "a", ["pdmn": .string("dk"), "v_Data": .utf8("x")]), caller: original.caller)
+        let elsewhere = try TemporaryKeychain.makeTemporaryDirectory()
+        for file in ["keychain.db", "keybag"] {
+            try Data(contentsOf: URL(fileURLWithPath: original.home + "/" + file)).write(to: URL(fileURLWithPath: elsewhere + "/" + file))
+        }
+        let keybag = try Data(contentsOf: URL(fileURLWithPath: elsewhere + "/keybag"))
+        #expect(throws: KeychainError.decode) { try EnclaveKeychain(home: elsewhere) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: elsewhere + "/keybag")) == keybag, "nothing is overwritten")
+    }
+
+    @Test func theEnclaveIsNotDumpable() throws {
+        let keychain = try EnclaveKeychain()
+        let pid = try #require(keychain.enclave.processID)
+        // A non-dumpable process's /proc entries belong to root; for a root test runner the
+        // status line says it directly.
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        #expect(status.contains("TracerPid:\t0"))
+        let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)
+        let core = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") } ?? ""
+        #expect(core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).first == "0", "\(core)")
+    }
+}
