@@ -21,9 +21,15 @@ enum KeychainLocation {
 
     /// Opens the store, with its class keys in an enclave process started for this run.
     static func openStore() throws -> KeychainStore {
+        try openKeychain().store
+    }
+
+    /// The store and the enclave that holds its keys.
+    static func openKeychain() throws -> (store: KeychainStore, enclave: EnclaveClient) {
         try createParents(of: home)
         try KeychainStore.prepareHome(home)
-        return try KeychainStore(directory: home, keybag: EnclaveClient.launch(home: home))
+        let enclave = try EnclaveClient.launch(home: home)
+        return (try KeychainStore(directory: home, keybag: enclave), enclave)
     }
 
     /// Creates the parent directories of `path` (0700), as `mkdir -p` would.

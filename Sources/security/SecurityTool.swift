@@ -6,6 +6,10 @@ struct SecurityTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "security",
         abstract: "Command line interface to the keychain.",
-        subcommands: [AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self]
+        subcommands: [
+            AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
+            UnlockKeychain.self, LockKeychain.self, SetKeychainPassword.self, SetKeychainSettings.self,
+            ShowKeychainInfo.self,
+        ]
     )
 }

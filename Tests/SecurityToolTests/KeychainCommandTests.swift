@@ -1,0 +1,52 @@
+import Foundation
+import KeychainTestSupport
+import Testing
+
+/// Passcode and lock commands end to end; every run starts its own enclave process.
+@Suite struct KeychainCommandTests {
+    let home: String
+    init() throws { home = try TemporaryKeychain.makeTemporaryDirectory() + "/keychain" }
+
+    func security(_ arguments: String..., input: String = "") throws -> CommandResult {
+        try CommandRunner.run("security", arguments, environment: ["KEYCHAIN_HOME": home], input: input)
+    }
+
+    @Test func passwordLifecycle() throws {
+        #expect(try security("add-generic-password", "-a", "a", "-s", "s", "-w", "pw").status == 0)
+        #expect(try security("show-keychain-info").stdout.contains("password: none"))
+
+        let set = try security("set-keychain-password", input: "1234\n1234\n")
+        #expect(set.status == 0, "\(set.stderr)")
+        let info = try security("show-keychain-info")
+        #expect(info.stdout.contains("state: locked (before first unlock)"))
+        #expect(info.stdout.contains("available classes: dk dku"))
+
+        let locked = try security("find-generic-password", "-a", "a", "-w")
+        #expect(locked.status == 36)
+        #expect(locked.stderr == "security: SecKeychainSearchCopyNext: User interaction is not allowed.\n")
+
+        let wrong = try security("unlock-keychain", input: "0000\n")
+        #expect(wrong.status == 51)
+        #expect(wrong.stderr.hasSuffix("The user name or passphrase you entered is not correct.\n"))
+        #expect(try security("unlock-keychain", "-p", "1234").status == 0)
+        #expect(try security("show-keychain-info").stdout.contains("failed unlocks: 0"))
+
+        #expect(try security("set-keychain-password", "-o", "0000", "-p", "5678").status == 51)
+        #expect(try security("set-keychain-password", "-o", "1234", "-p", "").status == 0)
+        #expect(try security("find-generic-password", "-a", "a", "-w").stdout == "pw\n", "no passcode: class A is the device key's again")
+    }
+
+    @Test func mismatchedNewPasswordsChangeNothing() throws {
+        let result = try security("set-keychain-password", input: "1234\n4321\n")
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("Passwords don't match."))
+        #expect(try security("show-keychain-info").stdout.contains("password: none"))
+    }
+
+    @Test func autoLockSetting() throws {
+        #expect(try security("set-keychain-settings", "-t", "300").status == 0)
+        #expect(try security("show-keychain-info").stderr == "Keychain \"\(home)/keychain.db\" timeout=300s\n")
+        #expect(try security("set-keychain-settings").status == 0)
+        #expect(try security("show-keychain-info").stderr == "Keychain \"\(home)/keychain.db\" no-timeout\n")
+    }
+}
