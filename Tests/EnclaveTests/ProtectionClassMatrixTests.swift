@@ -3,6 +3,8 @@ import FoundationEssentials
 import KeychainModel
 import KeychainStore
 import KeychainTestSupport
+import Glibc
+import Keybag
 import Testing
 
 /// Every protection class × lock state × operation, against a real enclave process.
@@ -140,15 +142,65 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: elsewhere + "/keybag")) == keybag, "nothing is overwritten")
     }
 
-    @Test func theEnclaveIsNotDumpable() throws {
+    /// PR_SET_DUMPABLE itself is checked in-process (ProcessHardeningTests): from outside, a
+    /// root test runner cannot tell. Here: the enclave runs with no core files, untraced.
+    @Test func theEnclaveHasNoCoreFilesAndIsNotTraced() throws {
         let keychain = try EnclaveKeychain()
         let pid = try #require(keychain.enclave.processID)
-        // A non-dumpable process's /proc entries belong to root; for a root test runner the
-        // status line says it directly.
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         #expect(status.contains("TracerPid:\t0"))
         let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)
         let core = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") } ?? ""
         #expect(core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).first == "0", "\(core)")
+    }
+}
+
+@Suite struct EnclaveFaultTests {
+    /// SIGKILL the enclave at random moments of a passcode change: afterwards the old or the
+    /// new passcode works, never neither (the keybag file is replaced atomically).
+    @Test func killedDuringAPasscodeChangeLeavesOldOrNew() async throws {
+        let keychain = try EnclaveKeychain()
+        var current = SecretBytes("pass-0".utf8)
+        try keychain.enclave.changePasscode(old: nil, new: current)
+        var generator = SystemRandomNumberGenerator()
+        var sawOld = 0, sawNew = 0
+        for round in 1...20 {
+            try keychain.restart()
+            let enclave = keychain.enclave
+            let pid = try #require(enclave.processID)
+            let next = SecretBytes("pass-\(round)".utf8)
+            let old = current
+            let change = Task.detached { try? enclave.changePasscode(old: old, new: next) }
+            try await Task.sleep(for: .microseconds(Int.random(in: 0...40000, using: &generator)))
+            kill(pid, SIGKILL)
+            _ = await change.value
+            try keychain.restart()
+            if (try? keychain.enclave.unlock(passcode: next)) != nil {
+                current = next
+                sawNew += 1
+            } else {
+                try keychain.enclave.unlock(passcode: current)
+                sawOld += 1
+            }
+        }
+        #expect(sawOld + sawNew == 20)
+    }
+
+    /// The in-process server speaks the same protocol as the process.
+    @Test func inProcessEnclaveServesTheProtocol() throws {
+        let home = try TemporaryKeychain.makeTemporaryDirectory()
+        var configuration = SoftwareKeybag.Configuration()
+        configuration.passcodeKDFTarget = 0
+        configuration.minimumLogN = 10
+        let client = try EnclaveClient.inProcess(
+            SoftwareKeybag(directory: home, deviceKey: FileDeviceKey(directory: home), configuration: configuration))
+        #expect(client.processID == nil)
+        let store = try KeychainStore(directory: home, keybag: client)
+        _ = try store.add(genericPassword(account: "a", ["v_Data": .utf8("x")]), caller: AccessGroups(["g"]))
+        try client.changePasscode(old: nil, new: SecretBytes("1".utf8))
+        try client.lock()
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "a"), caller: AccessGroups(["g"])) } == -25308)
+        try client.unlock(passcode: SecretBytes("1".utf8))
+        #expect(try store.copyMatching(genericPassword(account: "a", ["r_Data": .bool(true)]), caller: AccessGroups(["g"])) == .utf8("x"))
     }
 }
