@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "KeychainStore", targets: ["KeychainStore"]),
         .executable(name: "security", targets: ["security"]),
         .executable(name: "trousseau-enclave", targets: ["trousseau-enclave"]),
+        .executable(name: "securityd", targets: ["securityd"]),
+        .library(name: "KeychainClient", targets: ["KeychainClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
@@ -42,7 +44,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "trousseau-enclave",
-            dependencies: ["Enclave", "Keybag", "KeychainModel"]
+            dependencies: ["CSystemShims", "Enclave", "Keybag", "KeychainModel"]
         ),
         .target(
             name: "KeychainStore",
@@ -53,12 +55,23 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        .target(
+            name: "KeychainServer",
+            dependencies: ["CSystemShims", "KeychainModel", "KeychainCrypto", "KeychainStore", "Enclave"]
+        ),
+        .executableTarget(
+            name: "securityd",
+            dependencies: ["CSystemShims", "KeychainServer", "KeychainStore", "Enclave", "Keybag", "KeychainModel"]
+        ),
+        .target(
+            name: "KeychainClient",
+            dependencies: ["KeychainModel"]
+        ),
         .executableTarget(
             name: "security",
             dependencies: [
                 "KeychainModel",
-                "KeychainStore",
-                "Enclave",
+                "KeychainClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -88,7 +101,10 @@ let package = Package(
                 "trousseau-enclave",
             ]
         ),
-        .testTarget(name: "SecurityToolTests", dependencies: ["security", "trousseau-enclave", "KeychainTestSupport"]),
+        .testTarget(
+            name: "SecurityToolTests",
+            dependencies: ["security", "securityd", "trousseau-enclave", "KeychainTestSupport"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

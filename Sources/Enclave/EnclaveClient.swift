@@ -94,8 +94,8 @@ public final class EnclaveClient: Keybag {
         var payload = EnclaveWire.encode(request)
         defer { payload.withUnsafeMutableBytes { SecretBytes.zero($0) } }
         return try connection.withLock { fd in
-            try EnclaveFrame.write(payload, to: fd)
-            guard let response = try EnclaveFrame.read(from: fd) else {
+            try FrameIO.write(payload, to: fd)
+            guard let response = try FrameIO.read(from: fd, maximumSize: EnclaveWire.maximumFrameSize) else {
                 throw KeychainError(status: OSStatusCode.notAvailable, message: "the enclave exited")
             }
             return try EnclaveWire.body(of: response)

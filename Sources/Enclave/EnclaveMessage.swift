@@ -24,13 +24,15 @@ public struct EnclaveStatus: Sendable, Hashable {
     public var memoryLocked: Bool
 }
 
-/// The wire format of enclave messages, inside ``EnclaveFrame``s.
+/// The wire format of enclave messages, inside `FrameIO` frames.
 ///
 /// Request: version (1), opcode, fields. Response: version, 0 and the result, or 1, the
 /// OSStatus (i32) and a message. Byte strings are 32-bit-length-prefixed; optionals are a
 /// presence byte and the value; a protection class is its length-prefixed raw value.
 public enum EnclaveWire {
     public static let version: UInt8 = 1
+    /// The largest frame either side accepts.
+    public static let maximumFrameSize = 64 * 1024
     /// The longest byte string a field may hold (passcodes, associated data, wrapped keys).
     static let fieldLimit = 16 * 1024
 

@@ -19,9 +19,9 @@ public struct EnclaveServer: Sendable {
         while true {
             let frame: Data?
             do {
-                frame = try EnclaveFrame.read(from: fd)
+                frame = try FrameIO.read(from: fd, maximumSize: EnclaveWire.maximumFrameSize)
             } catch let error as KeychainError {
-                try? EnclaveFrame.write(EnclaveWire.failure(error), to: fd)
+                try? FrameIO.write(EnclaveWire.failure(error), to: fd)
                 return
             } catch {
                 return
@@ -32,12 +32,12 @@ public struct EnclaveServer: Sendable {
             do {
                 request = try EnclaveWire.decodeRequest(frame)
             } catch {
-                try? EnclaveFrame.write(EnclaveWire.failure(KeychainError.param("malformed enclave request")), to: fd)
+                try? FrameIO.write(EnclaveWire.failure(KeychainError.param("malformed enclave request")), to: fd)
                 return
             }
             response = respond(to: request)
             do {
-                try EnclaveFrame.write(response, to: fd)
+                try FrameIO.write(response, to: fd)
             } catch {
                 return
             }

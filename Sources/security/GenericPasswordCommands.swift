@@ -1,7 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import KeychainModel
-import KeychainStore
+import KeychainClient
 
 struct AddGenericPassword: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,16 +30,16 @@ struct AddGenericPassword: ParsableCommand {
         if attributes.label == nil, let service = attributes.service { query["labl"] = .string(service) }
         query["v_Data"] = .data(try secret())
         do {
-            let store = try KeychainLocation.openStore()
+            let keychain = try KeychainLocation.connect()
             do {
-                _ = try store.add(query, caller: KeychainLocation.caller)
+                _ = try keychain.add(query)
             } catch let error as KeychainError where error == .duplicateItem && updateIfExists {
                 var match: [String: KeychainValue] = ["class": query["class"]!]  // set by attributes.query()
                 match["acct"] = .string(attributes.account ?? "")
                 match["svce"] = .string(attributes.service ?? "")
                 var changes = query
                 changes["class"] = nil
-                try store.update(match, attributes: changes, caller: KeychainLocation.caller)
+                try keychain.update(match, attributes: changes)
             }
         } catch {
             throw fail("SecKeychainItemCreateFromContent (<default>)", error)
@@ -86,8 +86,7 @@ struct FindGenericPassword: ParsableCommand {
         query["r_Data"] = .bool(showPassword || onlyPassword)
         let found: [String: KeychainValue]
         do {
-            let store = try KeychainLocation.openStore()
-            guard case .dictionary(let item)? = try store.copyMatching(query, caller: KeychainLocation.caller) else {
+            guard case .dictionary(let item)? = try KeychainLocation.connect().copyMatching(query) else {
                 throw KeychainError.itemNotFound
             }
             found = item
@@ -119,14 +118,14 @@ struct DeleteGenericPassword: ParsableCommand {
         query["r_PersistentRef"] = .bool(true)
         let found: [String: KeychainValue]
         do {
-            let store = try KeychainLocation.openStore()
-            guard case .dictionary(let item)? = try store.copyMatching(query, caller: KeychainLocation.caller),
+            let keychain = try KeychainLocation.connect()
+            guard case .dictionary(let item)? = try keychain.copyMatching(query),
                 let reference = item["v_PersistentRef"]
             else {
                 throw KeychainError.itemNotFound
             }
             // Like macOS, delete the first match only.
-            try store.delete(["v_PersistentRef": reference], caller: KeychainLocation.caller)
+            try keychain.delete(["v_PersistentRef": reference])
             found = item
         } catch {
             throw fail("SecKeychainSearchCopyNext", error)

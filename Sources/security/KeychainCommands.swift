@@ -1,18 +1,11 @@
 import ArgumentParser
-import Enclave
+import KeychainClient
 import KeychainModel
-import KeychainStore
-import Keybag
-
-/// Until securityd keeps one enclave running between commands, every `security` run starts
-/// its own: the lock state a command sets lasts for that command only.
-private let perRunNote = "Until securityd keeps the keychain's enclave running between commands, the unlocked state lasts for this command only."
 
 struct UnlockKeychain: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unlock-keychain",
-        abstract: "Unlock the specified keychain (or the default keychain).",
-        discussion: perRunNote)
+        abstract: "Unlock the specified keychain (or the default keychain).")
 
     @Option(name: .customShort("p"), help: "Use password (visible to other processes in the argument list; prefer the prompt or standard input).")
     var password: String?
@@ -23,7 +16,7 @@ struct UnlockKeychain: ParsableCommand {
     func run() throws {
         let passcode = password.map { SecretBytes($0.utf8) } ?? PasswordPrompt.read("password to unlock \(KeychainLocation.databasePath): ")
         do {
-            try KeychainLocation.openKeychain().enclave.unlock(passcode: passcode)
+            try KeychainLocation.connect().call(.unlock(passcode: passcode))
         } catch {
             throw fail("SecKeychainUnlock \(KeychainLocation.databasePath)", error)
         }
@@ -33,8 +26,7 @@ struct UnlockKeychain: ParsableCommand {
 struct LockKeychain: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lock-keychain",
-        abstract: "Lock the specified keychain.",
-        discussion: perRunNote)
+        abstract: "Lock the specified keychain.")
 
     @Flag(name: .customShort("a"), help: "Lock all keychains.")
     var all = false
@@ -44,7 +36,7 @@ struct LockKeychain: ParsableCommand {
 
     func run() throws {
         do {
-            try KeychainLocation.openKeychain().enclave.lock()
+            try KeychainLocation.connect().call(.lock)
         } catch {
             throw fail("SecKeychainLock", error)
         }
@@ -68,8 +60,8 @@ struct SetKeychainPassword: ParsableCommand {
 
     func run() throws {
         do {
-            let (store, enclave) = try KeychainLocation.openKeychain()
-            let hasPasscode = try enclave.status().keybag.hasPasscode
+            let keychain = try KeychainLocation.connect()
+            let hasPasscode = try KeychainStatus(keychain.call(.keychainStatus)).hasPasscode
             let old: SecretBytes? =
                 hasPasscode ? (oldPassword.map { SecretBytes($0.utf8) } ?? PasswordPrompt.read("Old Password: ")) : nil
             let new: SecretBytes
@@ -82,9 +74,8 @@ struct SetKeychainPassword: ParsableCommand {
                     throw ExitCode(Int32(UInt8(truncatingIfNeeded: OSStatusCode.authFailed)))
                 }
             }
-            if try enclave.changePasscode(old: old, new: new.isEmpty ? nil : new) {
-                try store.purge(.whenPasscodeSetThisDeviceOnly)
-            }
+            // Removing the password makes the daemon delete WhenPasscodeSetThisDeviceOnly items.
+            try keychain.call(.changePasscode(old: old, new: new.isEmpty ? nil : new))
         } catch let exit as ExitCode {
             throw exit
         } catch {
@@ -112,7 +103,7 @@ struct SetKeychainSettings: ParsableCommand {
 
     func run() throws {
         do {
-            try KeychainLocation.openKeychain().enclave.updateSettings(autoLockSeconds: timeout ?? 0)
+            try KeychainLocation.connect().call(.updateSettings(autoLockSeconds: timeout ?? 0))
         } catch {
             throw fail("SecKeychainSetSettings \(KeychainLocation.databasePath)", error)
         }
@@ -128,25 +119,54 @@ struct ShowKeychainInfo: ParsableCommand {
     var keychain: String?
 
     func run() throws {
-        let status: EnclaveStatus
+        let status: KeychainStatus
         do {
-            status = try KeychainLocation.openKeychain().enclave.status()
+            status = try KeychainStatus(KeychainLocation.connect().call(.keychainStatus))
         } catch {
             throw fail("SecKeychainCopySettings \(KeychainLocation.databasePath)", error)
         }
-        let keybag = status.keybag
-        let timeout = keybag.autoLockSeconds == 0 ? "no-timeout" : "timeout=\(keybag.autoLockSeconds)s"
+        let timeout = status.autoLockSeconds == 0 ? "no-timeout" : "timeout=\(status.autoLockSeconds)s"
         writeToStandardError("Keychain \"\(KeychainLocation.databasePath)\" \(timeout)\n")
-        let state: String =
-            switch keybag.lockState {
-            case .beforeFirstUnlock: "locked (before first unlock)"
-            case .unlocked: "unlocked"
-            case .locked: "locked"
-            }
-        print("state: \(state)")
-        print("password: \(keybag.hasPasscode ? "set" : "none")")
-        print("available classes: \(ProtectionClass.allCases.filter(keybag.isAvailable).map(\.rawValue).joined(separator: " "))")
-        print("failed unlocks: \(keybag.failedUnlocks)")
+        print("state: \(status.stateDescription)")
+        print("password: \(status.hasPasscode ? "set" : "none")")
+        print("available classes: \(status.availableClasses.map(\.rawValue).joined(separator: " "))")
+        print("failed unlocks: \(status.failedUnlocks)")
         print("memory locked: \(status.memoryLocked ? "yes" : "no")")
+    }
+}
+
+/// The keychain's state as securityd reports it.
+struct KeychainStatus {
+    var state: LockState
+    var hasPasscode: Bool
+    var autoLockSeconds: Int64
+    var failedUnlocks: Int64
+    var memoryLocked: Bool
+
+    init(_ value: KeychainValue?) throws {
+        guard case .dictionary(let fields)? = value,
+            case .number(let rawState)? = fields["state"], let state = LockState(rawValue: UInt8(clamping: rawState)),
+            case .bool(let passcode)? = fields["passcode"],
+            case .number(let autoLock)? = fields["autoLockSeconds"], case .number(let failed)? = fields["failedUnlocks"],
+            case .bool(let memoryLocked)? = fields["memoryLocked"]
+        else { throw KeychainError.decode("malformed keychain status") }
+        self.state = state
+        hasPasscode = passcode
+        autoLockSeconds = autoLock
+        failedUnlocks = failed
+        self.memoryLocked = memoryLocked
+    }
+
+    var stateDescription: String {
+        switch state {
+        case .beforeFirstUnlock: "locked (before first unlock)"
+        case .unlocked: "unlocked"
+        case .locked: "locked"
+        }
+    }
+
+    /// The classes usable now.
+    var availableClasses: [ProtectionClass] {
+        ProtectionClass.allCases.filter { $0.isAvailable(in: state, hasPasscode: hasPasscode) }
     }
 }

@@ -1,3 +1,4 @@
+import CSystemShims
 import Enclave
 import FoundationEssentials
 import KeychainModel
@@ -8,6 +9,7 @@ import Keybag
 // keys; answers the enclave protocol until the daemon closes the connection.
 
 let connection: Int32 = 3
+trousseau_close_from(4)  // only the daemon's socketpair end is ours
 var arguments = CommandLine.arguments.dropFirst()
 var home: String?
 var configuration = SoftwareKeybag.Configuration()
@@ -31,7 +33,7 @@ do {
 } catch {
     // Answer every request with the reason, so the daemon reports it as an OSStatus.
     let failure = error as? KeychainError ?? KeychainError.internalComponent
-    while (try? EnclaveFrame.read(from: connection)) ?? nil != nil {
-        try? EnclaveFrame.write(EnclaveWire.failure(failure), to: connection)
+    while (try? FrameIO.read(from: connection, maximumSize: EnclaveWire.maximumFrameSize)) ?? nil != nil {
+        try? FrameIO.write(EnclaveWire.failure(failure), to: connection)
     }
 }

@@ -60,19 +60,19 @@ import Testing
         for byte in frame {
             #expect(send(fds[1], [byte], 1, 0) == 1)
         }
-        #expect(try EnclaveFrame.read(from: fds[0]) == payload)
+        #expect(try FrameIO.read(from: fds[0], maximumSize: EnclaveWire.maximumFrameSize) == payload)
 
         var huge = Data()
-        huge.appendInteger(UInt32(EnclaveFrame.maximumSize + 1))
+        huge.appendInteger(UInt32(EnclaveWire.maximumFrameSize + 1))
         huge.withUnsafeBytes { _ = send(fds[1], $0.baseAddress, $0.count, 0) }
-        #expect(throws: KeychainError.decode) { try EnclaveFrame.read(from: fds[0]) }
+        #expect(throws: KeychainError.decode) { try FrameIO.read(from: fds[0], maximumSize: EnclaveWire.maximumFrameSize) }
 
         var cut = Data()
         cut.appendInteger(UInt32(10))
         cut.append(Data([1, 2, 3]))
         cut.withUnsafeBytes { _ = send(fds[1], $0.baseAddress, $0.count, 0) }
         close(fds[1])
-        #expect(throws: KeychainError.io) { try EnclaveFrame.read(from: fds[0]) }
-        #expect(try EnclaveFrame.read(from: fds[0]) == nil)
+        #expect(throws: KeychainError.io) { try FrameIO.read(from: fds[0], maximumSize: EnclaveWire.maximumFrameSize) }
+        #expect(try FrameIO.read(from: fds[0], maximumSize: EnclaveWire.maximumFrameSize) == nil)
     }
 }

@@ -15,6 +15,13 @@ public enum CommandRunner {
         return URL(fileURLWithPath: executable).deletingLastPathComponent()
     }
 
+    /// What every test run adds to the environment: daemons it starts exit after 30 idle
+    /// seconds, and derive passcodes cheaply (test-only).
+    public static let testEnvironment = [
+        "TROUSSEAU_SECURITYD_IDLE_SECONDS": "30",
+        "TROUSSEAU_UNSAFE_FAST_KDF": "1",
+    ]
+
     /// Runs `product` with `arguments`, `environment` added to this process's, and `input`
     /// on standard input.
     public static func run(
@@ -23,7 +30,9 @@ public enum CommandRunner {
         let process = Process()
         process.executableURL = productsDirectory.appendingPathComponent(product)
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        process.environment = ProcessInfo.processInfo.environment
+            .merging(testEnvironment) { _, new in new }
+            .merging(environment) { _, new in new }
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
@@ -38,5 +47,29 @@ public enum CommandRunner {
             status: process.terminationStatus,
             stdout: String(decoding: out, as: UTF8.self),
             stderr: String(decoding: err, as: UTF8.self))
+    }
+}
+
+/// Stops the securityd of a test keychain (its pid is in the daemon lock file) and waits
+/// for it to exit.
+public enum DaemonControl {
+    public static func pid(home: String) -> pid_t? {
+        guard let text = try? String(contentsOfFile: home + "/securityd.lock", encoding: .utf8) else { return nil }
+        return pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    public static func stop(home: String) {
+        guard let pid = pid(home: home), kill(pid, SIGTERM) == 0 else { return }
+        for _ in 0..<400 where isRunning(pid) {
+            usleep(5_000)
+        }
+    }
+
+    /// Whether `pid` runs: exists and is not a zombie waiting for init to reap it.
+    public static func isRunning(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first != "Z"
     }
 }

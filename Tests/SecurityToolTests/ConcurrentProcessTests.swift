@@ -24,6 +24,7 @@ import Testing
                     "security", ["find-generic-password", "-a", "user\(i)", "-w"], environment: ["KEYCHAIN_HOME": home])
                 #expect(found.stdout == "pw\(i)\n")
             }
+            DaemonControl.stop(home: home)
         }
     }
 }

@@ -3,9 +3,10 @@ import KeychainTestSupport
 import Testing
 
 /// The `security` executable end to end, in a temporary KEYCHAIN_HOME.
-@Suite struct GenericPasswordCommandTests {
+@Suite final class GenericPasswordCommandTests {
     let home: String
     init() throws { home = try TemporaryKeychain.makeTemporaryDirectory() + "/keychain" }
+    deinit { DaemonControl.stop(home: home) }
 
     func security(_ arguments: String...) throws -> CommandResult {
         try CommandRunner.run("security", arguments, environment: ["KEYCHAIN_HOME": home])

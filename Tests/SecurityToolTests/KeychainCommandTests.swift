@@ -2,10 +2,12 @@ import Foundation
 import KeychainTestSupport
 import Testing
 
-/// Passcode and lock commands end to end; every run starts its own enclave process.
-@Suite struct KeychainCommandTests {
+/// Passcode and lock commands end to end, through the keychain's securityd (started by the
+/// first command, stopped at the end): the lock state lasts between commands.
+@Suite final class KeychainCommandTests {
     let home: String
     init() throws { home = try TemporaryKeychain.makeTemporaryDirectory() + "/keychain" }
+    deinit { DaemonControl.stop(home: home) }
 
     func security(_ arguments: String..., input: String = "") throws -> CommandResult {
         try CommandRunner.run("security", arguments, environment: ["KEYCHAIN_HOME": home], input: input)
@@ -17,9 +19,15 @@ import Testing
 
         let set = try security("set-keychain-password", input: "1234\n1234\n")
         #expect(set.status == 0, "\(set.stderr)")
+        #expect(try security("show-keychain-info").stdout.contains("state: unlocked"))
+        #expect(try security("lock-keychain").status == 0)
         let info = try security("show-keychain-info")
-        #expect(info.stdout.contains("state: locked (before first unlock)"))
-        #expect(info.stdout.contains("available classes: dk dku"))
+        #expect(info.stdout.contains("state: locked\n"))
+        #expect(info.stdout.contains("available classes: ck dk cku dku"))
+
+        // A restarted daemon starts before first unlock.
+        DaemonControl.stop(home: home)
+        #expect(try security("show-keychain-info").stdout.contains("available classes: dk dku"))
 
         let locked = try security("find-generic-password", "-a", "a", "-w")
         #expect(locked.status == 36)
@@ -30,6 +38,7 @@ import Testing
         #expect(wrong.stderr.hasSuffix("The user name or passphrase you entered is not correct.\n"))
         #expect(try security("unlock-keychain", "-p", "1234").status == 0)
         #expect(try security("show-keychain-info").stdout.contains("failed unlocks: 0"))
+        #expect(try security("find-generic-password", "-a", "a", "-w").stdout == "pw\n", "unlocked until locked")
 
         #expect(try security("set-keychain-password", "-o", "0000", "-p", "5678").status == 51)
         #expect(try security("set-keychain-password", "-o", "1234", "-p", "").status == 0)

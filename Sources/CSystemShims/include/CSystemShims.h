@@ -11,4 +11,14 @@ int trousseau_set_nondumpable(void);
 /// prctl(PR_GET_DUMPABLE): 1 when the process is dumpable, 0 when not, -1 on error.
 int trousseau_get_dumpable(void);
 
+
+
+/// getsockopt(SO_PEERCRED) on a connected Unix socket: the peer's pid, uid and gid at
+/// connect time. Returns 0 or -1 with errno.
+int trousseau_peer_credentials(int fd, int *pid, unsigned int *uid, unsigned int *gid);
+
+/// Closes every descriptor from `lowest` up: a daemon must not keep its starter's pipes
+/// open (a parent waiting for end of file on them would wait forever).
+void trousseau_close_from(int lowest);
+
 #endif

@@ -1,29 +1,26 @@
 public import FoundationEssentials
-import KeychainModel
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Length-prefixed frames on a stream socket: a 32-bit big-endian length, then the payload.
-/// Frames longer than ``maximumSize`` are refused before anything is read into memory.
-public enum EnclaveFrame {
-    public static let maximumSize = 64 * 1024
-
-    /// Writes one frame.
+/// A frame longer than the reader's limit is refused before its payload is read.
+public enum FrameIO {
+    /// Writes one frame. The buffer is zeroed afterwards: frames may carry secrets.
     ///
     /// - Throws: `errSecIO` when the peer is gone.
     public static func write(_ payload: Data, to fd: Int32) throws {
         var frame = Data()
         frame.appendInteger(UInt32(payload.count))
         frame.append(payload)
-        defer { frame.withUnsafeMutableBytes { SecretBytes.zero($0) } }  // frames may carry keys
+        defer { frame.withUnsafeMutableBytes { SecretBytes.zero($0) } }
         try frame.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {
-                let n = send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                let n = send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))  // count > 0
                 if n < 0, errno == EINTR { continue }
-                guard n > 0 else { throw KeychainError(status: OSStatusCode.io, message: "the enclave connection is closed") }
+                guard n > 0 else { throw KeychainError(status: OSStatusCode.io, message: "the connection is closed") }
                 offset += n
             }
         }
@@ -31,12 +28,13 @@ public enum EnclaveFrame {
 
     /// Reads one frame; nil at a clean end of stream.
     ///
-    /// - Throws: `errSecIO` for a stream cut mid-frame, `errSecDecode` for an oversized frame.
-    public static func read(from fd: Int32) throws -> Data? {
+    /// - Throws: `errSecIO` for a stream cut mid-frame, `errSecDecode` for a frame longer
+    ///   than `maximumSize`.
+    public static func read(from fd: Int32, maximumSize: Int) throws -> Data? {
         var header = [UInt8](repeating: 0, count: 4)
         guard try readExactly(fd, &header, allowEOF: true) else { return nil }
         let length = header.reduce(0) { $0 << 8 | Int($1) }
-        guard length <= maximumSize else { throw KeychainError.decode("enclave frame of \(length) bytes is too large") }
+        guard length <= maximumSize else { throw KeychainError.decode("a frame of \(length) bytes is larger than \(maximumSize)") }
         var payload = [UInt8](repeating: 0, count: length)
         defer { payload.withUnsafeMutableBytes { SecretBytes.zero($0) } }
         _ = try readExactly(fd, &payload, allowEOF: false)
@@ -49,7 +47,7 @@ public enum EnclaveFrame {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + offset, $0.count - offset, 0) }
             if n < 0, errno == EINTR { continue }
             if n == 0, offset == 0, allowEOF { return false }
-            guard n > 0 else { throw KeychainError(status: OSStatusCode.io, message: "the enclave connection was cut mid-frame") }
+            guard n > 0 else { throw KeychainError(status: OSStatusCode.io, message: "the connection was cut mid-frame") }
             offset += n
         }
         return true

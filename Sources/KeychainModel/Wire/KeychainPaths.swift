@@ -1,0 +1,52 @@
+public import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a keychain lives: its home (data) and the socket of its securityd.
+public struct KeychainPaths: Sendable, Hashable {
+    /// `KEYCHAIN_HOME`: the database, keybag, device key and daemon lock.
+    public let home: String
+    /// The daemon's Unix socket: in a 0700 directory under the runtime directory, named by
+    /// a hash of `home` so that any `home`, however long, fits the 107-byte limit.
+    public let socket: String
+
+    public static let databaseFileName = "keychain.db"
+
+    /// The paths from the environment: `KEYCHAIN_HOME`, else `$XDG_DATA_HOME/trousseau`,
+    /// else `~/.local/share/trousseau`; sockets under `$XDG_RUNTIME_DIR/trousseau`, else
+    /// `/tmp/trousseau-UID`.
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> KeychainPaths {
+        let home: String
+        if let explicit = environment["KEYCHAIN_HOME"], !explicit.isEmpty {
+            home = explicit
+        } else if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
+            home = data + "/trousseau"
+        } else {
+            home = (environment["HOME"] ?? "/tmp") + "/.local/share/trousseau"
+        }
+        return KeychainPaths(home: home, environment: environment)
+    }
+
+    public init(home: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.home = home
+        let runtime =
+            environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 + "/trousseau" } ?? "/tmp/trousseau-\(getuid())"
+        socket = runtime + "/" + Self.fingerprint(home) + ".sock"
+    }
+
+    public var database: String { home + "/" + Self.databaseFileName }
+    public var socketDirectory: String { String(socket[..<socket.lastIndex(of: "/")!]) }  // socket always has a directory
+
+    /// FNV-1a 64 of the home path, in hex: a name, not a secret.
+    static func fingerprint(_ path: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in path.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}

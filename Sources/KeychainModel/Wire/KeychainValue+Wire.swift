@@ -1,0 +1,93 @@
+public import FoundationEssentials
+
+extension KeychainValue {
+    /// Nesting deeper than this is refused (queries nest two levels at most).
+    static let maximumDepth = 8
+    /// Arrays and dictionaries longer than this are refused.
+    static let maximumCount = 100_000
+
+    private enum Tag: UInt8 {
+        case string = 1, data, number, date, bool, array, dictionary
+    }
+
+    /// Appends the wire encoding: a tag, then strings and data length-prefixed, numbers as
+    /// 64-bit big-endian, dates as the bits of seconds since 2001, arrays and dictionaries
+    /// as a count and their elements (dictionary keys sorted, so encoding is deterministic).
+    public func encode(to out: inout Data) {
+        switch self {
+        case .string(let s):
+            out.append(Tag.string.rawValue)
+            out.appendLengthPrefixed(Data(s.utf8))
+        case .data(let d):
+            out.append(Tag.data.rawValue)
+            out.appendLengthPrefixed(d)
+        case .number(let n):
+            out.append(Tag.number.rawValue)
+            out.appendInteger(n)
+        case .date(let date):
+            out.append(Tag.date.rawValue)
+            out.appendInteger(date.timeIntervalSinceReferenceDate.bitPattern)
+        case .bool(let b):
+            out.append(Tag.bool.rawValue)
+            out.append(b ? 1 : 0)
+        case .array(let values):
+            out.append(Tag.array.rawValue)
+            out.appendInteger(UInt32(values.count))
+            for value in values { value.encode(to: &out) }
+        case .dictionary(let entries):
+            out.append(Tag.dictionary.rawValue)
+            out.appendInteger(UInt32(entries.count))
+            for key in entries.keys.sorted() {
+                out.appendLengthPrefixed(Data(key.utf8))
+                entries[key]!.encode(to: &out)  // key comes from the dictionary
+            }
+        }
+    }
+
+    /// Reads one value written by ``encode(to:)``.
+    ///
+    /// - Throws: `errSecDecode` for an unknown tag, invalid UTF-8, nesting deeper than
+    ///   ``maximumDepth``, a count over ``maximumCount`` or truncated input.
+    public static func decode(from reader: inout ByteReader, depth: Int = 0) throws -> KeychainValue {
+        guard depth < maximumDepth else { throw KeychainError.decode("values nest too deeply") }
+        guard let tag = Tag(rawValue: try reader.byte()) else { throw KeychainError.decode("unknown value tag") }
+        switch tag {
+        case .string: return .string(try string(&reader))
+        case .data: return .data(try reader.lengthPrefixed(limit: reader.remaining))
+        case .number: return .number(try reader.integer(Int64.self))
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.integer(UInt64.self))))
+        case .bool:
+            switch try reader.byte() {
+            case 0: return .bool(false)
+            case 1: return .bool(true)
+            default: throw KeychainError.decode("a boolean is 0 or 1")
+            }
+        case .array:
+            let count = try Self.count(&reader)
+            var values: [KeychainValue] = []
+            for _ in 0..<count { values.append(try decode(from: &reader, depth: depth + 1)) }
+            return .array(values)
+        case .dictionary:
+            let count = try Self.count(&reader)
+            var entries: [String: KeychainValue] = [:]
+            for _ in 0..<count {
+                let key = try string(&reader)
+                entries[key] = try decode(from: &reader, depth: depth + 1)
+            }
+            return .dictionary(entries)
+        }
+    }
+
+    private static func string(_ reader: inout ByteReader) throws -> String {
+        let bytes = try reader.lengthPrefixed(limit: reader.remaining)
+        guard let string = String(bytes: bytes, encoding: .utf8) else { throw KeychainError.decode("a string is not UTF-8") }
+        return string
+    }
+
+    private static func count(_ reader: inout ByteReader) throws -> Int {
+        let count = Int(try reader.integer(UInt32.self))
+        // Every element takes at least one byte: a count beyond what remains is a lie.
+        guard count <= maximumCount, count <= reader.remaining else { throw KeychainError.decode("too many elements") }
+        return count
+    }
+}

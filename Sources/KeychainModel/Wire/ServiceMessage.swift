@@ -1,0 +1,161 @@
+public import FoundationEssentials
+
+/// A request from a client to securityd.
+public enum ServiceRequest: Sendable {
+    case add([String: KeychainValue])
+    case copyMatching([String: KeychainValue])
+    case update([String: KeychainValue], attributes: [String: KeychainValue])
+    case delete([String: KeychainValue])
+    /// The keychain's lock state and settings.
+    case keychainStatus
+    case unlock(passcode: SecretBytes)
+    case lock
+    case changePasscode(old: SecretBytes?, new: SecretBytes?)
+    case updateSettings(autoLockSeconds: UInt32?)
+}
+
+/// securityd's answer: an OSStatus, a message when it is not 0, and a result.
+public struct ServiceResponse: Sendable {
+    public var status: Int32
+    public var message: String
+    public var result: KeychainValue?
+
+    public init(status: Int32 = OSStatusCode.success, message: String = "", result: KeychainValue? = nil) {
+        self.status = status
+        self.message = message
+        self.result = result
+    }
+
+    public init(error: KeychainError) {
+        self.init(status: error.status, message: error.message)
+    }
+
+    /// The result, or the error the status stands for.
+    public func get() throws -> KeychainValue? {
+        guard status == OSStatusCode.success else { throw KeychainError(status: status, message: message) }
+        return result
+    }
+}
+
+/// The wire format between clients and securityd, inside ``FrameIO`` frames.
+///
+/// Request: protocol version, opcode, fields. Response: version, OSStatus (i32), message,
+/// presence byte and result. Old and new opcodes live side by side; a version this side
+/// does not know is refused with errSecDecode before anything else is read.
+public enum ServiceWire {
+    public static let version: UInt8 = 1
+    /// The largest frame either side accepts: a 1 MiB secret and its attributes.
+    public static let maximumFrameSize = 2 << 20
+
+    enum Opcode: UInt8 {
+        case add = 1, copyMatching, update, delete
+        case keychainStatus = 10, unlock, lock, changePasscode, updateSettings
+    }
+
+    public static func encode(_ request: ServiceRequest) -> Data {
+        var out = Data([version])
+        switch request {
+        case .add(let query):
+            out.append(Opcode.add.rawValue)
+            KeychainValue.dictionary(query).encode(to: &out)
+        case .copyMatching(let query):
+            out.append(Opcode.copyMatching.rawValue)
+            KeychainValue.dictionary(query).encode(to: &out)
+        case .update(let query, let attributes):
+            out.append(Opcode.update.rawValue)
+            KeychainValue.dictionary(query).encode(to: &out)
+            KeychainValue.dictionary(attributes).encode(to: &out)
+        case .delete(let query):
+            out.append(Opcode.delete.rawValue)
+            KeychainValue.dictionary(query).encode(to: &out)
+        case .keychainStatus:
+            out.append(Opcode.keychainStatus.rawValue)
+        case .unlock(let passcode):
+            out.append(Opcode.unlock.rawValue)
+            appendSecret(passcode, to: &out)
+        case .lock:
+            out.append(Opcode.lock.rawValue)
+        case .changePasscode(let old, let new):
+            out.append(Opcode.changePasscode.rawValue)
+            for secret in [old, new] {
+                out.append(secret == nil ? 0 : 1)
+                if let secret { appendSecret(secret, to: &out) }
+            }
+        case .updateSettings(let autoLock):
+            out.append(Opcode.updateSettings.rawValue)
+            out.append(autoLock == nil ? 0 : 1)
+            out.appendInteger(autoLock ?? 0)
+        }
+        return out
+    }
+
+    /// Parses a request.
+    ///
+    /// - Throws: `errSecDecode` for an unknown version or opcode, a malformed value, a
+    ///   query that is not a dictionary, or trailing bytes.
+    public static func decodeRequest(_ data: Data) throws -> ServiceRequest {
+        var reader = ByteReader(data)
+        guard try reader.byte() == version else { throw KeychainError.decode("unknown protocol version") }
+        guard let opcode = Opcode(rawValue: try reader.byte()) else { throw KeychainError.decode("unknown request") }
+        let request: ServiceRequest
+        switch opcode {
+        case .add: request = .add(try dictionary(&reader))
+        case .copyMatching: request = .copyMatching(try dictionary(&reader))
+        case .update: request = .update(try dictionary(&reader), attributes: try dictionary(&reader))
+        case .delete: request = .delete(try dictionary(&reader))
+        case .keychainStatus: request = .keychainStatus
+        case .unlock: request = .unlock(passcode: try secret(&reader))
+        case .lock: request = .lock
+        case .changePasscode:
+            let old = try reader.byte() == 1 ? try secret(&reader) : nil
+            let new = try reader.byte() == 1 ? try secret(&reader) : nil
+            request = .changePasscode(old: old, new: new)
+        case .updateSettings:
+            let present = try reader.byte() == 1
+            let value = try reader.integer(UInt32.self)
+            request = .updateSettings(autoLockSeconds: present ? value : nil)
+        }
+        guard reader.isAtEnd else { throw KeychainError.decode("trailing bytes in request") }
+        return request
+    }
+
+    public static func encode(_ response: ServiceResponse) -> Data {
+        var out = Data([version])
+        out.appendInteger(response.status)
+        out.appendLengthPrefixed(Data(response.message.utf8))
+        out.append(response.result == nil ? 0 : 1)
+        response.result?.encode(to: &out)
+        return out
+    }
+
+    /// Parses a response.
+    ///
+    /// - Throws: `errSecDecode` for a malformed response.
+    public static func decodeResponse(_ data: Data) throws -> ServiceResponse {
+        var reader = ByteReader(data)
+        guard try reader.byte() == version else { throw KeychainError.decode("unknown protocol version") }
+        let status = try reader.integer(Int32.self)
+        let message = String(decoding: try reader.lengthPrefixed(limit: 4096), as: UTF8.self)
+        let result = try reader.byte() == 1 ? try KeychainValue.decode(from: &reader) : nil
+        guard reader.isAtEnd else { throw KeychainError.decode("trailing bytes in response") }
+        return ServiceResponse(status: status, message: message, result: result)
+    }
+
+    static func dictionary(_ reader: inout ByteReader) throws -> [String: KeychainValue] {
+        guard case .dictionary(let entries) = try KeychainValue.decode(from: &reader) else {
+            throw KeychainError.decode("a query is a dictionary")
+        }
+        return entries
+    }
+
+    static func appendSecret(_ secret: SecretBytes, to out: inout Data) {
+        out.appendInteger(UInt32(secret.count))
+        secret.withUnsafeBytes { out.append(contentsOf: $0) }
+    }
+
+    static func secret(_ reader: inout ByteReader) throws -> SecretBytes {
+        let length = Int(try reader.integer(UInt32.self))
+        guard length <= 4096 else { throw KeychainError.decode("a passcode is at most 4096 bytes") }
+        return SecretBytes(try reader.bytes(length))
+    }
+}

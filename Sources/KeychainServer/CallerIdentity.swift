@@ -1,0 +1,53 @@
+import CSystemShims
+import FoundationEssentials
+import KeychainCrypto
+public import KeychainModel
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Who is on the other end of a connection, and the access groups that gives it.
+///
+/// Today every caller is unsigned: its one implicit group is derived from its executable's
+/// path. Code signatures (entitled groups) come with `security codesign`.
+public struct Caller: Sendable {
+    public let pid: Int32
+    public let uid: UInt32
+    /// `/proc/PID/exe` when the connection was identified.
+    public let executable: String
+    public let accessGroups: AccessGroups
+
+    /// Identifies the peer of a connected Unix socket.
+    ///
+    /// - Throws: `errSecMissingEntitlement` for a peer of another user, `errSecIO` when
+    ///   its credentials or executable cannot be read.
+    public static func identify(connection fd: Int32) throws -> Caller {
+        var pid: Int32 = 0
+        var uid: UInt32 = 0
+        var gid: UInt32 = 0
+        guard trousseau_peer_credentials(fd, &pid, &uid, &gid) == 0 else {
+            throw KeychainError(status: OSStatusCode.io, message: "SO_PEERCRED: \(String(cString: strerror(errno)))")
+        }
+        guard uid == getuid() else {
+            throw KeychainError(status: OSStatusCode.missingEntitlement, message: "a process of another user (uid \(uid)) is refused")
+        }
+        let executable = try Self.executable(of: pid)
+        return Caller(pid: pid, uid: uid, executable: executable, accessGroups: AccessGroups([implicitGroup(for: executable)]))
+    }
+
+    /// The implicit access group of an unsigned executable: "unsigned." and 16 hex digits
+    /// of SHA-256 of its path, so the database does not list the paths of the user's programs.
+    public static func implicitGroup(for executable: String) -> String {
+        "unsigned." + Fingerprint.sha256Hex(Data(executable.utf8)).prefix(16)
+    }
+
+    static func executable(of pid: Int32) throws -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
+        guard length > 0 else {
+            throw KeychainError(status: OSStatusCode.io, message: "cannot read the executable of pid \(pid): \(String(cString: strerror(errno)))")
+        }
+        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

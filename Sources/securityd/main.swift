@@ -1,0 +1,66 @@
+import CSystemShims
+import Dispatch
+import Enclave
+import FoundationEssentials
+import KeychainModel
+import KeychainServer
+import KeychainStore
+import Keybag
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// securityd [--home DIR]: one per keychain (KEYCHAIN_HOME). Clients start it on demand; a second
+// instance finds the daemon lock taken and exits at once.
+//
+// Environment: KEYCHAIN_HOME, XDG_DATA_HOME, XDG_RUNTIME_DIR (see KeychainPaths);
+// TROUSSEAU_SECURITYD_IDLE_SECONDS (exit after this long without clients; 0: never;
+// default 600); TROUSSEAU_UNSAFE_FAST_KDF=1 (tests only: cheap passcode derivation).
+
+let environment = ProcessInfo.processInfo.environment
+// Keep nothing our starter left open (a socket systemd passed is descriptor 3).
+let socketActivated = environment["LISTEN_FDS"] == "1" && environment["LISTEN_PID"] == String(getpid())
+trousseau_close_from(socketActivated ? 4 : 3)
+// `--home DIR` (what clients pass when they start the daemon) overrides the environment.
+let arguments = Array(CommandLine.arguments.dropFirst())
+let paths =
+    arguments.firstIndex(of: "--home").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+    .map { KeychainPaths(home: $0, environment: environment) } ?? KeychainPaths.fromEnvironment(environment)
+
+func fatal(_ message: String) -> Never {
+    var line = "securityd: \(message)\n"
+    line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    exit(1)
+}
+
+do {
+    try ProcessHardening.apply()
+    try KeychainStore.prepareHome(paths.home)
+    guard try DaemonLock.acquire(home: paths.home) else { exit(0) }  // another daemon serves this keychain
+    let enclave = try EnclaveClient.launch(
+        home: paths.home, unsafeFastPasscodeKDF: environment["TROUSSEAU_UNSAFE_FAST_KDF"] == "1")
+    let store = try KeychainStore(directory: paths.home, keybag: enclave)
+    let listener = try ListeningSocket.open(path: paths.socket, environment: environment)
+    let idleSeconds = environment["TROUSSEAU_SECURITYD_IDLE_SECONDS"].flatMap { Int($0) } ?? 600
+    let daemon = SecurityDaemon(
+        listener: listener, dispatcher: RequestDispatcher(store: store, enclave: enclave),
+        idleExit: idleSeconds > 0 ? .seconds(idleSeconds) : nil)
+
+    var signalSources: [any DispatchSourceSignal] = []
+    for signalNumber in [SIGTERM, SIGINT] {
+        signal(signalNumber, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+        source.setEventHandler { @Sendable in daemon.stop() }  // @Sendable: not main-actor code; it runs on a global queue
+        source.resume()
+        signalSources.append(source)
+    }
+    daemon.run()
+    if listener != 3 { unlink(paths.socket) }
+    withExtendedLifetime((signalSources, store, enclave)) {}
+    exit(0)
+} catch let error as KeychainError {
+    fatal(error.description)
+} catch {
+    fatal("\(error)")
+}
