@@ -77,7 +77,7 @@ let package = Package(
         ),
         .target(
             name: "KeychainTestSupport",
-            dependencies: ["KeychainModel", "KeychainStore", "Keybag", "Enclave"],
+            dependencies: ["KeychainModel", "KeychainStore", "Keybag", "Enclave", "KeychainClient"],
             path: "Tests/KeychainTestSupport"
         ),
         .testTarget(name: "KeychainModelTests", dependencies: ["KeychainModel"]),
@@ -99,6 +99,12 @@ let package = Package(
             dependencies: [
                 "Enclave", "Keybag", "KeychainCrypto", "KeychainModel", "KeychainStore", "KeychainTestSupport",
                 "trousseau-enclave",
+            ]
+        ),
+        .testTarget(
+            name: "SecurityDaemonTests",
+            dependencies: [
+                "KeychainClient", "KeychainModel", "KeychainTestSupport", "securityd", "trousseau-enclave", "security",
             ]
         ),
         .testTarget(

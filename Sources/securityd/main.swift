@@ -11,7 +11,7 @@ import Keybag
 import Glibc
 #endif
 
-// securityd [--home DIR]: one per keychain (KEYCHAIN_HOME). Clients start it on demand; a second
+// securityd [--home DIR] [--print-socket]: one per keychain (KEYCHAIN_HOME). Clients start it on demand; a second
 // instance finds the daemon lock taken and exits at once.
 //
 // Environment: KEYCHAIN_HOME, XDG_DATA_HOME, XDG_RUNTIME_DIR (see KeychainPaths);
@@ -27,6 +27,11 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let paths =
     arguments.firstIndex(of: "--home").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
     .map { KeychainPaths(home: $0, environment: environment) } ?? KeychainPaths.fromEnvironment(environment)
+
+if arguments.contains("--print-socket") {
+    print(paths.socket)  // for the systemd socket unit
+    exit(0)
+}
 
 func fatal(_ message: String) -> Never {
     var line = "securityd: \(message)\n"

@@ -27,8 +27,15 @@ public enum CommandRunner {
     public static func run(
         _ product: String, _ arguments: [String], environment: [String: String] = [:], input: String = ""
     ) throws -> CommandResult {
+        try run(executable: productsDirectory.appendingPathComponent(product).path, arguments, environment: environment, input: input)
+    }
+
+    /// Runs the executable at `executable` (for example a copy of a product elsewhere).
+    public static func run(
+        executable: String, _ arguments: [String], environment: [String: String] = [:], input: String = ""
+    ) throws -> CommandResult {
         let process = Process()
-        process.executableURL = productsDirectory.appendingPathComponent(product)
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment
             .merging(testEnvironment) { _, new in new }

@@ -1,0 +1,44 @@
+import Foundation
+import KeychainClient
+import KeychainModel
+
+/// A keychain in a temporary home served by a real securityd, which the first client
+/// starts on demand and the end of the test stops.
+public final class DaemonKeychain: @unchecked Sendable {
+    // @unchecked: immutable after init.
+    public let home: String
+    public let paths: KeychainPaths
+
+    public init() throws {
+        // Inherited by the daemons the clients start: cheap passcodes, exit when idle.
+        for (name, value) in CommandRunner.testEnvironment { setenv(name, value, 1) }
+        home = try TemporaryKeychain.makeTemporaryDirectory() + "/keychain"
+        paths = KeychainPaths(home: home)
+    }
+
+    deinit {
+        DaemonControl.stop(home: home)
+        try? FileManagerLite.removeTree(String(home.dropLast("/keychain".count)))
+    }
+
+    public static var daemonExecutable: String {
+        CommandRunner.productsDirectory.appendingPathComponent("securityd").path
+    }
+
+    /// A new connection (starting the daemon when none runs).
+    public func connect() throws -> KeychainClient {
+        try KeychainClient.connect(paths, daemon: Self.daemonExecutable)
+    }
+
+    /// The running securityd processes serving this keychain.
+    public func daemons() -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { pid_t($0) }.filter { pid in
+            guard DaemonControl.isRunning(pid),
+                let cmdline = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline")
+            else { return false }
+            let words = cmdline.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return words.first?.hasSuffix("/securityd") == true && words.contains(home)
+        }
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import KeychainClient
+import KeychainModel
+import KeychainTestSupport
+import Testing
+
+@Suite struct SecurityDaemonTests {
+    let keychain: DaemonKeychain
+    init() throws { keychain = try DaemonKeychain() }
+
+    @Test func tenClientsStartedAtOnceEndWithOneDaemon() async throws {
+        let statuses = try await withThrowingTaskGroup(of: Int32.self) { group in
+            for i in 0..<10 {
+                group.addTask { [keychain] in
+                    osStatus { try keychain.connect().add(genericPassword(account: "client\(i)", ["v_Data": .utf8("\(i)")])) }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 0, count: 10))
+        #expect(keychain.daemons().count == 1)
+        let all = try keychain.connect().copyMatching(genericPassword(["m_Limit": .string("m_LimitAll"), "r_Attributes": .bool(true)]))
+        #expect(all?.array?.count == 10)
+    }
+
+    /// Raw frames on the daemon's socket: each bad one gets an error reply and its
+    /// connection closed; a well-formed request on another connection is still served.
+    @Test func badFramesGetAnErrorAndOthersAreServed() throws {
+        let client = try keychain.connect()
+        _ = try client.add(genericPassword(account: "kept", ["v_Data": .utf8("x")]))
+
+        var garbage = Data()
+        garbage.appendInteger(UInt32(5))
+        garbage.append(Data([9, 9, 9, 9, 9]))
+        let (garbageReply, garbageClosed) = try exchange(garbage)
+        #expect(garbageReply?.status == -50)
+        #expect(garbageClosed)
+
+        var oversized = Data()
+        oversized.appendInteger(UInt32(ServiceWire.maximumFrameSize + 1))
+        let (oversizedReply, oversizedClosed) = try exchange(oversized)
+        #expect(oversizedReply?.status == -26275)
+        #expect(oversizedClosed)
+
+        var truncated = Data()
+        truncated.appendInteger(UInt32(100))
+        truncated.append(Data(repeating: 1, count: 10))
+        let (_, truncatedClosed) = try exchange(truncated, shutWrite: true)
+        #expect(truncatedClosed)
+
+        #expect(try client.copyMatching(genericPassword(account: "kept", ["r_Data": .bool(true)])) == .utf8("x"))
+        #expect(try keychain.connect().copyMatching(genericPassword(account: "kept", ["r_Data": .bool(true)])) == .utf8("x"))
+    }
+
+    @Test func fuzzedFramesLeaveTheDaemonServing() throws {
+        let client = try keychain.connect()
+        _ = try client.add(genericPassword(account: "kept", ["v_Data": .utf8("x")]))
+        let valid = ServiceWire.encode(.update(genericPassword(account: "kept"), attributes: ["labl": .string("l")]))
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<300 {
+            var payload = valid
+            switch round % 3 {
+            case 0:  // flip bytes
+                for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                    let i = Int.random(in: 0..<payload.count, using: &generator)
+                    payload[i] ^= UInt8.random(in: 1...255, using: &generator)
+                }
+            case 1:  // cut
+                payload = payload.prefix(Int.random(in: 0..<payload.count, using: &generator))
+            default:  // noise
+                payload = Data((0..<Int.random(in: 0...200, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            }
+            var frame = Data()
+            frame.appendInteger(UInt32(payload.count))
+            frame.append(payload)
+            _ = try exchange(frame, shutWrite: true)  // end of stream after the frame: a valid one is answered, then closed
+        }
+        #expect(try client.copyMatching(genericPassword(account: "kept", ["r_Data": .bool(true)])) == .utf8("x"))
+        #expect(keychain.daemons().count == 1)
+    }
+
+    @Test func concurrentClientsLoseNoAcknowledgedWrite() async throws {
+        let survivors = try await withThrowingTaskGroup(of: Set<String>.self) { group in
+            for worker in 0..<16 {
+                group.addTask { [keychain] in
+                    let client = try keychain.connect()
+                    var model: Set<String> = []
+                    var generator = SystemRandomNumberGenerator()
+                    for _ in 0..<1000 {
+                        let account = "w\(worker)-\(Int.random(in: 0..<40, using: &generator))"
+                        switch Int.random(in: 0..<4, using: &generator) {
+                        case 0:
+                            let status = osStatus { try client.add(genericPassword(account: account, ["v_Data": .utf8(account)])) }
+                            #expect(status == 0 || (status == -25299 && model.contains(account)))
+                            model.insert(account)
+                        case 1:
+                            let status = osStatus { try client.delete(genericPassword(account: account)) }
+                            #expect(status == (model.contains(account) ? 0 : -25300))
+                            model.remove(account)
+                        case 2:
+                            let status = osStatus { try client.update(genericPassword(account: account), attributes: ["labl": .string("u")]) }
+                            #expect(status == (model.contains(account) ? 0 : -25300))
+                        default:
+                            let found = try? client.copyMatching(genericPassword(account: account, ["r_Data": .bool(true)]))
+                            #expect(found == (model.contains(account) ? .utf8(account) : nil))
+                        }
+                    }
+                    return model
+                }
+            }
+            return try await group.reduce(into: Set<String>()) { $0.formUnion($1) }
+        }
+        let stored = try keychain.connect().copyMatching(genericPassword(["m_Limit": .string("m_LimitAll"), "r_Attributes": .bool(true)]))?
+            .array?.compactMap { $0.dictionary?["acct"]?.stringValue } ?? []
+        #expect(Set(stored) == survivors)
+        #expect(stored.count == survivors.count, "no phantom duplicates")
+    }
+
+    @Test func killMinus9LosesNoAcknowledgedWriteAndTheNextCallRestartsIt() throws {
+        let client = try keychain.connect()
+        for i in 0..<50 {
+            _ = try client.add(genericPassword(account: "item\(i)", ["v_Data": .utf8("\(i)")]))
+        }
+        let pid = try #require(keychain.daemons().first)
+        kill(pid, SIGKILL)
+        while DaemonControl.isRunning(pid) { usleep(2_000) }
+        #expect(throws: KeychainError.self) { try client.copyMatching(genericPassword(account: "item0")) }
+        let again = try keychain.connect()
+        let all = try again.copyMatching(genericPassword(["m_Limit": .string("m_LimitAll"), "r_Data": .bool(true)]))?.array
+        #expect(all?.count == 50)
+        #expect(keychain.daemons().count == 1)
+        #expect(keychain.daemons().first != pid)
+    }
+
+    @Test func sigtermFinishesAndExitsCleanly() throws {
+        let client = try keychain.connect()
+        _ = try client.add(genericPassword(account: "a", ["v_Data": .utf8("x")]))
+        let pid = try #require(keychain.daemons().first)
+        DaemonControl.stop(home: keychain.home)
+        #expect(!DaemonControl.isRunning(pid))
+        #expect(!FileManager.default.fileExists(atPath: keychain.paths.socket), "the socket is removed")
+        #expect(try keychain.connect().copyMatching(genericPassword(account: "a", ["r_Data": .bool(true)])) == .utf8("x"))
+    }
+
+    @Test func socketAndDirectoryArePrivate() throws {
+        _ = try keychain.connect()
+        var info = stat()
+        #expect(stat(keychain.paths.socket, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+        #expect(stat(keychain.paths.socketDirectory, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o700)
+    }
+
+    /// Two unsigned executables get an implicit group each: neither sees the other's items.
+    @Test func unsignedExecutablesAreIsolated() throws {
+        let copyDirectory = try TemporaryKeychain.makeTemporaryDirectory()
+        let original = CommandRunner.productsDirectory.appendingPathComponent("security").path
+        let copy = copyDirectory + "/security"
+        try FileManager.default.copyItem(atPath: original, toPath: copy)
+        let environment = ["KEYCHAIN_HOME": keychain.home, "TROUSSEAU_SECURITYD": DaemonKeychain.daemonExecutable]
+        func run(_ executable: String, _ arguments: String...) throws -> CommandResult {
+            try CommandRunner.run(executable: executable, arguments, environment: environment)
+        }
+        #expect(try run(original, "add-generic-password", "-a", "shared-name", "-s", "s", "-w", "first").status == 0)
+        #expect(try run(copy, "find-generic-password", "-a", "shared-name", "-w").status == 44)
+        #expect(try run(copy, "add-generic-password", "-a", "shared-name", "-s", "s", "-w", "second").status == 0)
+        #expect(try run(copy, "find-generic-password", "-a", "shared-name", "-w").stdout == "second\n")
+        #expect(try run(original, "find-generic-password", "-a", "shared-name", "-w").stdout == "first\n")
+        // And an in-process client (this test runner) is a third program.
+        #expect(osStatus { try keychain.connect().copyMatching(genericPassword(account: "shared-name")) } == -25300)
+    }
+
+    /// Sends raw bytes on a new connection; returns the reply (if any) and whether the
+    /// daemon then closed the connection.
+    func exchange(_ bytes: Data, shutWrite: Bool = false) throws -> (ServiceResponse?, Bool) {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(keychain.paths.socket.utf8)) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { throw KeychainError.io }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        bytes.withUnsafeBytes { _ = send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if shutWrite { shutdown(fd, Int32(SHUT_WR)) }
+        let reply = (try? FrameIO.read(from: fd, maximumSize: ServiceWire.maximumFrameSize)).flatMap { $0 }
+            .flatMap { try? ServiceWire.decodeResponse($0) }
+        let closed = (try? FrameIO.read(from: fd, maximumSize: ServiceWire.maximumFrameSize)) == .some(nil)
+        return (reply, closed)
+    }
+}
