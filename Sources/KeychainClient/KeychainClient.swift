@@ -34,11 +34,15 @@ public final class KeychainClient: Sendable {
     /// Connects to the daemon of the keychain at `paths`, starting it when nobody listens.
     ///
     /// - Throws: `errSecNotAvailable` when no daemon answers within `timeout`.
+    ///
+    /// - Parameter daemonEnvironment: variables to add to this process's environment for a
+    ///   daemon started here.
     public static func connect(
-        _ paths: KeychainPaths = .fromEnvironment(), daemon: String = defaultDaemon, timeout: Duration = .seconds(10)
+        _ paths: KeychainPaths = .fromEnvironment(), daemon: String = defaultDaemon,
+        daemonEnvironment: [String: String] = [:], timeout: Duration = .seconds(10)
     ) throws -> KeychainClient {
         if let fd = try attempt(paths.socket) { return KeychainClient(fd: fd) }
-        try startDaemon(daemon, home: paths.home)
+        try startDaemon(daemon, home: paths.home, environment: daemonEnvironment)
         let deadline = ContinuousClock.now + timeout
         var pause: UInt32 = 1_000
         while ContinuousClock.now < deadline {
@@ -75,7 +79,7 @@ public final class KeychainClient: Sendable {
 
     /// Starts the daemon in a session of its own, its standard streams on /dev/null.
     /// Several clients may do this at once: all but one daemon find the lock taken and exit.
-    private static func startDaemon(_ daemon: String, home: String) throws {
+    private static func startDaemon(_ daemon: String, home: String, environment: [String: String]) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -89,8 +93,11 @@ public final class KeychainClient: Sendable {
         let words: [String] = [daemon, "--home", home]
         let argv = words.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        let variables = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, daemon, &actions, &attributes, argv, environ)
+        let result = posix_spawn(&pid, daemon, &actions, &attributes, argv, envp)
         guard result == 0 else {
             throw KeychainError(status: OSStatusCode.notAvailable, message: "cannot start \(daemon): \(String(cString: strerror(result)))")
         }

@@ -56,10 +56,12 @@ public final class SecurityDaemon: Sendable {
                 return true
             }
             guard accepted else {
+                DaemonLog.write("refused a connection: stopping or at \(Self.maximumConnections) connections")
                 close(connection)
                 continue
             }
             if !ThreadLauncher.detach({ [self] in self.serve(connection) }) {
+                DaemonLog.write("cannot start a thread for a connection: \(String(cString: strerror(errno)))")
                 finish(connection)
             }
         }
@@ -91,6 +93,7 @@ public final class SecurityDaemon: Sendable {
         do {
             caller = try Caller.identify(connection: connection)
         } catch let error as KeychainError {
+            DaemonLog.write("refused a caller: \(error)")
             try? FrameIO.write(ServiceWire.encode(ServiceResponse(error: error)), to: connection)
             return
         } catch {
@@ -101,6 +104,7 @@ public final class SecurityDaemon: Sendable {
             do {
                 frame = try FrameIO.read(from: connection, maximumSize: ServiceWire.maximumFrameSize)
             } catch let error as KeychainError {
+                DaemonLog.write("closed the connection of pid \(caller.pid): \(error)")
                 try? FrameIO.write(ServiceWire.encode(ServiceResponse(error: error)), to: connection)
                 return
             } catch {
@@ -112,6 +116,7 @@ public final class SecurityDaemon: Sendable {
                 response = dispatcher.respond(to: try ServiceWire.decodeRequest(frame), from: caller)
             } catch {
                 // A request we cannot parse: answer it, then end this connection.
+                DaemonLog.write("closed the connection of pid \(caller.pid): malformed request")
                 try? FrameIO.write(ServiceWire.encode(ServiceResponse(error: KeychainError.param("malformed request"))), to: connection)
                 return
             }

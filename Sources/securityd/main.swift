@@ -16,12 +16,21 @@ import Glibc
 //
 // Environment: KEYCHAIN_HOME, XDG_DATA_HOME, XDG_RUNTIME_DIR (see KeychainPaths);
 // TROUSSEAU_SECURITYD_IDLE_SECONDS (exit after this long without clients; 0: never;
-// default 600); TROUSSEAU_UNSAFE_FAST_KDF=1 (tests only: cheap passcode derivation).
+// default 600); TROUSSEAU_SECURITYD_LOG (a file for diagnostics); TROUSSEAU_UNSAFE_FAST_KDF=1 (tests only: cheap passcode derivation).
 
 let environment = ProcessInfo.processInfo.environment
 // Keep nothing our starter left open (a socket systemd passed is descriptor 3).
 let socketActivated = environment["LISTEN_FDS"] == "1" && environment["LISTEN_PID"] == String(getpid())
 trousseau_close_from(socketActivated ? 4 : 3)
+// Clients start the daemon with standard error on /dev/null; TROUSSEAU_SECURITYD_LOG
+// names a file for its diagnostics (and crash reports) instead.
+if let log = environment["TROUSSEAU_SECURITYD_LOG"], !log.isEmpty {
+    let fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+    if fd >= 0 {
+        dup2(fd, 2)
+        close(fd)
+    }
+}
 // `--home DIR` (what clients pass when they start the daemon) overrides the environment.
 let arguments = Array(CommandLine.arguments.dropFirst())
 let paths =

@@ -66,10 +66,18 @@ public enum DaemonControl {
     }
 
     public static func stop(home: String) {
-        guard let pid = pid(home: home), kill(pid, SIGTERM) == 0 else { return }
+        // Only a securityd of this home: the pid may be stale and reused by now.
+        guard let pid = pid(home: home), isDaemon(pid, home: home), kill(pid, SIGTERM) == 0 else { return }
         for _ in 0..<400 where isRunning(pid) {
             usleep(5_000)
         }
+    }
+
+    /// Whether `pid` is a running securityd serving `home`.
+    public static func isDaemon(_ pid: pid_t, home: String) -> Bool {
+        guard isRunning(pid), let cmdline = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+        let words = cmdline.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        return words.first?.hasSuffix("/securityd") == true && words.contains(home)
     }
 
     /// Whether `pid` runs: exists and is not a zombie waiting for init to reap it.

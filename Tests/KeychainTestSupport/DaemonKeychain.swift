@@ -10,8 +10,6 @@ public final class DaemonKeychain: @unchecked Sendable {
     public let paths: KeychainPaths
 
     public init() throws {
-        // Inherited by the daemons the clients start: cheap passcodes, exit when idle.
-        for (name, value) in CommandRunner.testEnvironment { setenv(name, value, 1) }
         home = try TemporaryKeychain.makeTemporaryDirectory() + "/keychain"
         paths = KeychainPaths(home: home)
     }
@@ -27,18 +25,13 @@ public final class DaemonKeychain: @unchecked Sendable {
 
     /// A new connection (starting the daemon when none runs).
     public func connect() throws -> KeychainClient {
-        try KeychainClient.connect(paths, daemon: Self.daemonExecutable)
+        // A daemon started here derives passcodes cheaply and exits when idle.
+        try KeychainClient.connect(paths, daemon: Self.daemonExecutable, daemonEnvironment: CommandRunner.testEnvironment)
     }
 
     /// The running securityd processes serving this keychain.
     public func daemons() -> [pid_t] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap { pid_t($0) }.filter { pid in
-            guard DaemonControl.isRunning(pid),
-                let cmdline = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline")
-            else { return false }
-            let words = cmdline.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-            return words.first?.hasSuffix("/securityd") == true && words.contains(home)
-        }
+        return entries.compactMap { pid_t($0) }.filter { DaemonControl.isDaemon($0, home: home) }
     }
 }
