@@ -46,14 +46,12 @@ public enum EnclaveWire {
         case .status: out.append(Opcode.status.rawValue)
         case .unlock(let passcode):
             out.append(Opcode.unlock.rawValue)
-            appendSecret(passcode, to: &out)
+            out.appendSecret(passcode)
         case .lock: out.append(Opcode.lock.rawValue)
         case .changePasscode(let old, let new):
             out.append(Opcode.changePasscode.rawValue)
-            for secret in [old, new] {
-                out.append(secret == nil ? 0 : 1)
-                if let secret { appendSecret(secret, to: &out) }
-            }
+            out.appendOptionalSecret(old)
+            out.appendOptionalSecret(new)
         case .updateSettings(let autoLock, let erase):
             out.append(Opcode.updateSettings.rawValue)
             for value in [autoLock, erase] {
@@ -67,7 +65,7 @@ public enum EnclaveWire {
         case .wrapItemKey(let protection, let itemKey, let associatedData):
             out.append(Opcode.wrapItemKey.rawValue)
             out.appendLengthPrefixed(Data(protection.rawValue.utf8))
-            appendSecret(itemKey.secretBytes, to: &out)
+            out.appendSecret(itemKey.secretBytes)
             out.appendLengthPrefixed(associatedData)
         case .unwrapItemKey(let protection, let wrapped, let associatedData):
             out.append(Opcode.unwrapItemKey.rawValue)
@@ -89,11 +87,11 @@ public enum EnclaveWire {
         let request: EnclaveRequest
         switch opcode {
         case .status: request = .status
-        case .unlock: request = .unlock(passcode: try secret(&reader))
+        case .unlock: request = .unlock(passcode: try reader.secret(limit: fieldLimit))
         case .lock: request = .lock
         case .changePasscode:
-            let old = try reader.byte() == 1 ? try secret(&reader) : nil
-            let new = try reader.byte() == 1 ? try secret(&reader) : nil
+            let old = try reader.optionalSecret(limit: fieldLimit)
+            let new = try reader.optionalSecret(limit: fieldLimit)
             request = .changePasscode(old: old, new: new)
         case .updateSettings:
             let hasAutoLock = try reader.byte() == 1
@@ -105,7 +103,7 @@ public enum EnclaveWire {
         case .metadataKey: request = .metadataKey(try protection(&reader))
         case .wrapItemKey:
             let protection = try protection(&reader)
-            let itemKey = try ItemKey(bytes: try secret(&reader))
+            let itemKey = try ItemKey(bytes: try reader.secret(limit: fieldLimit))
             request = .wrapItemKey(protection, itemKey, associatedData: try reader.lengthPrefixed(limit: fieldLimit))
         case .unwrapItemKey:
             let protection = try protection(&reader)
@@ -145,16 +143,7 @@ public enum EnclaveWire {
         }
     }
 
-    static func appendSecret(_ secret: SecretBytes, to out: inout Data) {
-        out.appendInteger(UInt32(secret.count))
-        secret.withUnsafeBytes { out.append(contentsOf: $0) }
-    }
 
-    static func secret(_ reader: inout ByteReader) throws -> SecretBytes {
-        let length = Int(try reader.integer(UInt32.self))
-        guard length <= fieldLimit else { throw KeychainError.decode("secret field too long") }
-        return SecretBytes(try reader.bytes(length))
-    }
 
     static func protection(_ reader: inout ByteReader) throws -> ProtectionClass {
         let name = String(decoding: try reader.lengthPrefixed(limit: 8), as: UTF8.self)

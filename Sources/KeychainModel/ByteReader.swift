@@ -34,6 +34,18 @@ public struct ByteReader {
         return Data(try bytes(length))
     }
 
+    /// A 32-bit-length-prefixed secret of at most `limit` bytes, copied into zeroing storage.
+    public mutating func secret(limit: Int) throws -> SecretBytes {
+        let length = Int(try integer(UInt32.self))
+        guard length <= limit else { throw KeychainError.decode("secret field longer than \(limit) bytes") }
+        return SecretBytes(try bytes(length))
+    }
+
+    /// An optional secret: a presence byte, then ``secret(limit:)``.
+    public mutating func optionalSecret(limit: Int) throws -> SecretBytes? {
+        try byte() == 1 ? try secret(limit: limit) : nil
+    }
+
     /// Everything not read yet.
     public mutating func rest() -> ArraySlice<UInt8> {
         defer { offset = bytes.count }
@@ -45,6 +57,18 @@ extension Data {
     /// Appends `value` big-endian.
     public mutating func appendInteger<T: FixedWidthInteger>(_ value: T) {
         Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
+    }
+
+    /// Appends a secret after its 32-bit big-endian length.
+    public mutating func appendSecret(_ secret: SecretBytes) {
+        appendInteger(UInt32(secret.count))
+        secret.withUnsafeBytes { append(contentsOf: $0) }
+    }
+
+    /// Appends a presence byte and, when present, the secret (``appendSecret(_:)``).
+    public mutating func appendOptionalSecret(_ secret: SecretBytes?) {
+        append(secret == nil ? 0 : 1)
+        if let secret { appendSecret(secret) }
     }
 
     /// Appends `bytes` after its 32-bit big-endian length.

@@ -46,6 +46,8 @@ public enum ServiceWire {
     public static let version: UInt8 = 1
     /// The largest frame either side accepts: a 1 MiB secret and its attributes.
     public static let maximumFrameSize = 2 << 20
+    /// The longest passcode a request may carry.
+    static let passcodeLimit = 4096
 
     enum Opcode: UInt8 {
         case add = 1, copyMatching, update, delete
@@ -72,15 +74,13 @@ public enum ServiceWire {
             out.append(Opcode.keychainStatus.rawValue)
         case .unlock(let passcode):
             out.append(Opcode.unlock.rawValue)
-            appendSecret(passcode, to: &out)
+            out.appendSecret(passcode)
         case .lock:
             out.append(Opcode.lock.rawValue)
         case .changePasscode(let old, let new):
             out.append(Opcode.changePasscode.rawValue)
-            for secret in [old, new] {
-                out.append(secret == nil ? 0 : 1)
-                if let secret { appendSecret(secret, to: &out) }
-            }
+            out.appendOptionalSecret(old)
+            out.appendOptionalSecret(new)
         case .updateSettings(let autoLock):
             out.append(Opcode.updateSettings.rawValue)
             out.append(autoLock == nil ? 0 : 1)
@@ -104,11 +104,11 @@ public enum ServiceWire {
         case .update: request = .update(try dictionary(&reader), attributes: try dictionary(&reader))
         case .delete: request = .delete(try dictionary(&reader))
         case .keychainStatus: request = .keychainStatus
-        case .unlock: request = .unlock(passcode: try secret(&reader))
+        case .unlock: request = .unlock(passcode: try reader.secret(limit: passcodeLimit))
         case .lock: request = .lock
         case .changePasscode:
-            let old = try reader.byte() == 1 ? try secret(&reader) : nil
-            let new = try reader.byte() == 1 ? try secret(&reader) : nil
+            let old = try reader.optionalSecret(limit: passcodeLimit)
+            let new = try reader.optionalSecret(limit: passcodeLimit)
             request = .changePasscode(old: old, new: new)
         case .updateSettings:
             let present = try reader.byte() == 1
@@ -148,14 +148,5 @@ public enum ServiceWire {
         return entries
     }
 
-    static func appendSecret(_ secret: SecretBytes, to out: inout Data) {
-        out.appendInteger(UInt32(secret.count))
-        secret.withUnsafeBytes { out.append(contentsOf: $0) }
-    }
 
-    static func secret(_ reader: inout ByteReader) throws -> SecretBytes {
-        let length = Int(try reader.integer(UInt32.self))
-        guard length <= 4096 else { throw KeychainError.decode("a passcode is at most 4096 bytes") }
-        return SecretBytes(try reader.bytes(length))
-    }
 }
