@@ -26,7 +26,9 @@ public struct EnclaveServer: Sendable {
             } catch {
                 return
             }
-            guard let frame else { return }
+            guard var frame else { return }
+            // The request may carry a passcode, a secret or an item key: zero it once answered.
+            defer { frame.withUnsafeMutableBytes { SecretBytes.zero($0) } }
             let response: Data
             let request: EnclaveRequest
             do {

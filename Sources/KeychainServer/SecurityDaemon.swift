@@ -110,7 +110,9 @@ public final class SecurityDaemon: Sendable {
             } catch {
                 return
             }
-            guard let frame else { return }
+            guard var frame else { return }
+            // The request may carry a passcode, a secret or an item key: zero it once answered.
+            defer { frame.withUnsafeMutableBytes { SecretBytes.zero($0) } }
             let response: ServiceResponse
             do {
                 response = dispatcher.respond(to: try ServiceWire.decodeRequest(frame), from: caller)
