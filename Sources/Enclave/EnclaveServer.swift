@@ -16,33 +16,8 @@ public struct EnclaveServer: Sendable {
     /// Answers requests on `fd` until end of stream. A malformed request gets an error
     /// response and ends the connection: only the daemon talks to the enclave, so it is a bug.
     public func serve(fd: Int32) {
-        while true {
-            let frame: Data?
-            do {
-                frame = try FrameIO.read(from: fd, maximumSize: EnclaveWire.maximumFrameSize)
-            } catch let error as KeychainError {
-                try? FrameIO.write(EnclaveWire.failure(error), to: fd)
-                return
-            } catch {
-                return
-            }
-            guard var frame else { return }
-            // The request may carry a passcode, a secret or an item key: zero it once answered.
-            defer { frame.withUnsafeMutableBytes { SecretBytes.zero($0) } }
-            let response: Data
-            let request: EnclaveRequest
-            do {
-                request = try EnclaveWire.decodeRequest(frame)
-            } catch {
-                try? FrameIO.write(EnclaveWire.failure(KeychainError.param("malformed enclave request")), to: fd)
-                return
-            }
-            response = respond(to: request)
-            do {
-                try FrameIO.write(response, to: fd)
-            } catch {
-                return
-            }
+        FrameIO.serve(fd, maximumSize: EnclaveWire.maximumFrameSize, failure: EnclaveWire.failure) { frame in
+            respond(to: try EnclaveWire.decodeRequest(frame))
         }
     }
 

@@ -17,9 +17,9 @@ public struct BlindIndex: Sendable {
     /// The token of one attribute value, as a 64-bit column value.
     public func token(_ itemClass: ItemClass, attribute: String, value: KeychainValue) -> Int64 {
         var message = Data("trousseau token".utf8)
-        AttributeCodec.appendLengthPrefixed(Data(itemClass.rawValue.utf8), to: &message)
-        AttributeCodec.appendLengthPrefixed(Data(attribute.utf8), to: &message)
-        AttributeCodec.appendValue(value, to: &message)
+        message.appendLengthPrefixed(Data(itemClass.rawValue.utf8))
+        message.appendLengthPrefixed(Data(attribute.utf8))
+        value.encode(to: &message)
         let mac = HMAC<SHA256>.authenticationCode(for: message, using: key.key)
         return mac.withUnsafeBytes { bytes in
             Int64(bitPattern: bytes.prefix(8).reduce(UInt64(0)) { ($0 << 8) | UInt64($1) })
@@ -30,10 +30,10 @@ public struct BlindIndex: Sendable {
     /// order, each the attribute's value or its default.
     public func primaryKeyToken(_ itemClass: ItemClass, values: [(name: String, value: KeychainValue)]) -> Data {
         var message = Data("trousseau primary key".utf8)
-        AttributeCodec.appendLengthPrefixed(Data(itemClass.rawValue.utf8), to: &message)
+        message.appendLengthPrefixed(Data(itemClass.rawValue.utf8))
         for (name, value) in values {
-            AttributeCodec.appendLengthPrefixed(Data(name.utf8), to: &message)
-            AttributeCodec.appendValue(value, to: &message)
+            message.appendLengthPrefixed(Data(name.utf8))
+            value.encode(to: &message)
         }
         return Data(HMAC<SHA256>.authenticationCode(for: message, using: key.key))
     }

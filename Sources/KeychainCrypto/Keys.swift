@@ -96,12 +96,7 @@ public struct ClassKey: Sendable {
 
     /// Wraps `itemKey` with AES-256-GCM, authenticating `associatedData` (the row identity).
     public func wrap(_ itemKey: ItemKey, associatedData: Data) throws -> Data {
-        // Sealed straight from the key's own storage: no unzeroed copy of the item key.
-        let sealed = try itemKey.key.withUnsafeBytes { bytes in
-            try AES.GCM.seal(bytes, using: key, authenticating: associatedData)
-        }
-        guard let combined = sealed.combined else { throw KeychainError.internalComponent }
-        return combined
+        try KeyWrapping.seal(itemKey.key, with: key, associatedData: associatedData)
     }
 
     /// Unwraps what ``wrap(_:associatedData:)`` produced for the same row.
@@ -124,13 +119,9 @@ public struct WrappingKey: Sendable {
         }
     }
 
-    /// Wraps a class key, authenticating `associatedData` (keybag id, class, generation).
+    /// Wraps a class key, authenticating `associatedData` (keybag id, class, wrapping kind).
     public func wrap(_ classKey: ClassKey, associatedData: Data) throws -> Data {
-        let sealed = try classKey.key.withUnsafeBytes { bytes in
-            try AES.GCM.seal(bytes, using: key, authenticating: associatedData)
-        }
-        guard let combined = sealed.combined else { throw KeychainError.internalComponent }
-        return combined
+        try KeyWrapping.seal(classKey.key, with: key, associatedData: associatedData)
     }
 
     /// Unwraps a class key.
@@ -142,8 +133,17 @@ public struct WrappingKey: Sendable {
     }
 }
 
-/// AES-256-GCM opening of a wrapped 256-bit key, with the plaintext copy zeroed.
+/// AES-256-GCM wrapping of 256-bit keys, with no unzeroed plaintext copy left behind.
 enum KeyWrapping {
+    /// Seals `wrapped` straight from its own storage.
+    static func seal(_ wrapped: SymmetricKey, with key: SymmetricKey, associatedData: Data) throws -> Data {
+        let sealed = try wrapped.withUnsafeBytes { bytes in
+            try AES.GCM.seal(bytes, using: key, authenticating: associatedData)
+        }
+        guard let combined = sealed.combined else { throw KeychainError.internalComponent }
+        return combined
+    }
+
     static func open(_ wrapped: Data, with key: SymmetricKey, associatedData: Data, what: String) throws -> SymmetricKey {
         do {
             var bytes = try AES.GCM.open(AES.GCM.SealedBox(combined: wrapped), using: key, authenticating: associatedData)

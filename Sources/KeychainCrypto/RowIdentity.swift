@@ -43,13 +43,13 @@ public struct RowIdentity: Sendable, Hashable {
         var out = Data("trousseau row".utf8)
         out.append(Self.formatVersion)
         out.append(part.rawValue)
-        AttributeCodec.appendLengthPrefixed(Data(itemClass.rawValue.utf8), to: &out)
+        out.appendLengthPrefixed(Data(itemClass.rawValue.utf8))
         withUnsafeBytes(of: uuid.uuid) { out.append(contentsOf: $0) }
-        AttributeCodec.appendLengthPrefixed(Data(accessGroup.utf8), to: &out)
-        AttributeCodec.appendLengthPrefixed(Data(protection.rawValue.utf8), to: &out)
+        out.appendLengthPrefixed(Data(accessGroup.utf8))
+        out.appendLengthPrefixed(Data(protection.rawValue.utf8))
         out.append(synchronizable ? 1 : 0)
         out.append(tombstone ? 1 : 0)
-        AttributeCodec.appendLengthPrefixed(primaryKeyToken, to: &out)
+        out.appendLengthPrefixed(primaryKeyToken)
         return out
     }
 }

@@ -26,7 +26,7 @@ public enum SecretBlob {
         let wrapped = try wrapKey(itemKey, associatedData)
         guard wrapped.count <= Int(UInt16.max) else { throw KeychainError.internalComponent }
         var out = Data([version])
-        AttributeCodec.appendInteger(UInt16(wrapped.count), to: &out)
+        out.appendInteger(UInt16(wrapped.count))
         out.append(wrapped)
         out.append(combined)
         return out

@@ -99,35 +99,14 @@ public final class SecurityDaemon: Sendable {
         } catch {
             return
         }
-        while true {
-            let frame: Data?
-            do {
-                frame = try FrameIO.read(from: connection, maximumSize: ServiceWire.maximumFrameSize)
-            } catch let error as KeychainError {
-                DaemonLog.write("closed the connection of pid \(caller.pid): \(error)")
-                try? FrameIO.write(ServiceWire.encode(ServiceResponse(error: error)), to: connection)
-                return
-            } catch {
-                return
-            }
-            guard var frame else { return }
-            // The request may carry a passcode, a secret or an item key: zero it once answered.
-            defer { frame.withUnsafeMutableBytes { SecretBytes.zero($0) } }
-            let response: ServiceResponse
-            do {
-                response = dispatcher.respond(to: try ServiceWire.decodeRequest(frame), from: caller)
-            } catch {
-                // A request we cannot parse: answer it, then end this connection.
-                DaemonLog.write("closed the connection of pid \(caller.pid): malformed request")
-                try? FrameIO.write(ServiceWire.encode(ServiceResponse(error: KeychainError.param("malformed request"))), to: connection)
-                return
-            }
-            do {
-                try FrameIO.write(ServiceWire.encode(response), to: connection)
-            } catch {
-                return
-            }
+        FrameIO.serve(
+            connection, maximumSize: ServiceWire.maximumFrameSize,
+            failure: { ServiceWire.encode(ServiceResponse(error: $0)) },
+            closing: { DaemonLog.write("closed the connection of pid \(caller.pid): \($0)") }
+        ) { frame in
+            let response = ServiceWire.encode(dispatcher.respond(to: try ServiceWire.decodeRequest(frame), from: caller))
             state.withLock { $0.lastActivity = .now }
+            return response
         }
     }
 

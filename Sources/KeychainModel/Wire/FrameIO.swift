@@ -41,6 +41,43 @@ public enum FrameIO {
         return Data(payload)
     }
 
+    /// Answers request frames on `fd` until end of stream, in order: each goes to `respond`,
+    /// whose result is sent back. A frame that cannot be read, or that `respond` cannot
+    /// parse (it throws), is answered with `failure` and ends the connection, after
+    /// `closing` is told why. Each request frame is zeroed once answered: it may carry a
+    /// passcode, a secret or a key.
+    public static func serve(
+        _ fd: Int32, maximumSize: Int, failure: (KeychainError) -> Data,
+        closing: (KeychainError) -> Void = { _ in }, respond: (Data) throws -> Data
+    ) {
+        while true {
+            var frame: Data
+            do {
+                guard let read = try read(from: fd, maximumSize: maximumSize) else { return }
+                frame = read
+            } catch {
+                let reason = error as? KeychainError ?? KeychainError.io
+                closing(reason)
+                try? write(failure(reason), to: fd)
+                return
+            }
+            defer { frame.withUnsafeMutableBytes { SecretBytes.zero($0) } }
+            let response: Data
+            do {
+                response = try respond(frame)
+            } catch {
+                closing(KeychainError.param("malformed request"))
+                try? write(failure(KeychainError.param("malformed request")), to: fd)
+                return
+            }
+            do {
+                try write(response, to: fd)
+            } catch {
+                return
+            }
+        }
+    }
+
     private static func readExactly(_ fd: Int32, _ buffer: inout [UInt8], allowEOF: Bool) throws -> Bool {
         var offset = 0
         while offset < buffer.count {
