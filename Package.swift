@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         .target(name: "KeychainModel"),
@@ -47,6 +49,16 @@ let package = Package(
             dependencies: ["CSystemShims", "Enclave", "Keybag", "KeychainModel"]
         ),
         .target(
+            name: "CodeSigning",
+            dependencies: [
+                "KeychainModel",
+                "KeychainCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        .target(
             name: "KeychainStore",
             dependencies: [
                 "KeychainModel",
@@ -57,11 +69,14 @@ let package = Package(
         ),
         .target(
             name: "KeychainServer",
-            dependencies: ["CSystemShims", "KeychainModel", "KeychainCrypto", "KeychainStore", "Enclave"]
+            dependencies: [
+                "CSystemShims", "CodeSigning", "KeychainModel", "KeychainCrypto", "KeychainStore", "Enclave",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .executableTarget(
             name: "securityd",
-            dependencies: ["CSystemShims", "KeychainServer", "KeychainStore", "Enclave", "Keybag", "KeychainModel"]
+            dependencies: ["CSystemShims", "CodeSigning", "KeychainServer", "KeychainStore", "Enclave", "Keybag", "KeychainModel"]
         ),
         .target(
             name: "KeychainClient",
@@ -70,15 +85,23 @@ let package = Package(
         .executableTarget(
             name: "security",
             dependencies: [
+                "CodeSigning",
                 "KeychainModel",
                 "KeychainClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
             ]
         ),
         .target(
             name: "KeychainTestSupport",
             dependencies: ["KeychainModel", "KeychainStore", "Keybag", "Enclave", "KeychainClient"],
             path: "Tests/KeychainTestSupport"
+        ),
+        .executableTarget(
+            name: "keychain-probe",
+            dependencies: ["KeychainClient", "KeychainModel"],
+            path: "Tests/Probe"
         ),
         .testTarget(name: "KeychainModelTests", dependencies: ["KeychainModel"]),
         .testTarget(

@@ -3,14 +3,18 @@
 public struct AccessGroups: Sendable, Hashable {
     public let groups: [String]
 
-    /// - Precondition: `groups` is not empty; an unsigned caller still has its implicit group.
+    /// `groups` may be empty: a signed caller entitled to no group can do nothing.
     public init(_ groups: [String]) {
-        precondition(!groups.isEmpty, "a caller always has at least its implicit access group")
         self.groups = groups
     }
 
     /// The group an add without `kSecAttrAccessGroup` goes to.
-    public var defaultGroup: String { groups[0] }
+    ///
+    /// - Throws: `errSecMissingEntitlement` for a caller with no groups.
+    public func defaultGroup() throws -> String {
+        guard let first = groups.first else { throw Self.noGroups }
+        return first
+    }
 
     public func contains(_ group: String) -> Bool { groups.contains(group) }
 
@@ -23,4 +27,15 @@ public struct AccessGroups: Sendable, Hashable {
                                 message: "the caller is not entitled to access group \(group)")
         }
     }
+
+    /// Checks that the caller has a group at all (iOS refuses every call of an app
+    /// entitled to none).
+    ///
+    /// - Throws: `errSecMissingEntitlement` for a caller with no groups.
+    public func requireAny() throws {
+        guard !groups.isEmpty else { throw Self.noGroups }
+    }
+
+    private static let noGroups = KeychainError(
+        status: OSStatusCode.missingEntitlement, message: "the caller is entitled to no keychain access group")
 }

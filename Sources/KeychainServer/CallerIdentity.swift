@@ -1,4 +1,5 @@
 import CSystemShims
+public import CodeSigning
 import FoundationEssentials
 import KeychainCrypto
 public import KeychainModel
@@ -8,21 +9,38 @@ import Glibc
 #endif
 
 /// Who is on the other end of a connection, and the access groups that gives it.
-///
-/// Today every caller is unsigned: its one implicit group is derived from its executable's
-/// path. Code signatures (entitled groups) come with `security codesign`.
 public struct Caller: Sendable {
     public let pid: Int32
     public let uid: UInt32
     /// `/proc/PID/exe` when the connection was identified.
     public let executable: String
+    /// The signature's verdict on the executable (and on the process running it).
+    public let code: CodeIdentity
     public let accessGroups: AccessGroups
+
+    /// The implicit access group of an unsigned executable: "unsigned." and 16 hex digits
+    /// of SHA-256 of its path, so the database does not list the paths of the user's programs.
+    public static func implicitGroup(for executable: String) -> String {
+        "unsigned." + Fingerprint.sha256Hex(Data(executable.utf8)).prefix(16)
+    }
+}
+
+/// Identifies the peers of connections: SO_PEERCRED, then the executable the process
+/// runs, its code signature (verified once per file), and the state of the process.
+public final class CallerIdentification: Sendable {
+    private let signatures: CodeIdentityCache
+
+    /// - Parameter rootDirectories: where trusted developer roots are (the user's and the
+    ///   system's).
+    public init(rootDirectories: [String]) {
+        signatures = CodeIdentityCache(rootDirectories: rootDirectories)
+    }
 
     /// Identifies the peer of a connected Unix socket.
     ///
     /// - Throws: `errSecMissingEntitlement` for a peer of another user, `errSecIO` when
     ///   its credentials or executable cannot be read.
-    public static func identify(connection fd: Int32) throws -> Caller {
+    public func identify(connection fd: Int32) throws -> Caller {
         var pid: Int32 = 0
         var uid: UInt32 = 0
         var gid: UInt32 = 0
@@ -33,13 +51,26 @@ public struct Caller: Sendable {
             throw KeychainError(status: OSStatusCode.missingEntitlement, message: "a process of another user (uid \(uid)) is refused")
         }
         let executable = try Self.executable(of: pid)
-        return Caller(pid: pid, uid: uid, executable: executable, accessGroups: AccessGroups([implicitGroup(for: executable)]))
-    }
-
-    /// The implicit access group of an unsigned executable: "unsigned." and 16 hex digits
-    /// of SHA-256 of its path, so the database does not list the paths of the user's programs.
-    public static func implicitGroup(for executable: String) -> String {
-        "unsigned." + Fingerprint.sha256Hex(Data(executable.utf8)).prefix(16)
+        let exe = open("/proc/\(pid)/exe", O_RDONLY | O_CLOEXEC)
+        guard exe >= 0 else {
+            throw KeychainError(status: OSStatusCode.io, message: "cannot open the executable of pid \(pid): \(String(cString: strerror(errno)))")
+        }
+        defer { close(exe) }
+        var code = try signatures.identity(ofExecutable: exe)
+        if case .signed = code, let tampering = ProcessInspection.tampering(pid: pid) {
+            code = .unsigned(reason: "its signature cannot vouch for the process: \(tampering)")
+        }
+        let groups: [String]
+        switch code {
+        case .signed(let signed):
+            groups = signed.entitlements.accessGroups
+        case .unsigned(let reason):
+            if reason != CodeSignatureVerifier.noSignature {
+                DaemonLog.write("pid \(pid) (\(executable)) is treated as unsigned: \(reason)")
+            }
+            groups = [Caller.implicitGroup(for: executable)]
+        }
+        return Caller(pid: pid, uid: uid, executable: executable, code: code, accessGroups: AccessGroups(groups))
     }
 
     static func executable(of pid: Int32) throws -> String {

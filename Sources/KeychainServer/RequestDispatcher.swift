@@ -1,3 +1,5 @@
+import CodeSigning
+import Crypto
 public import Enclave
 import FoundationEssentials
 public import KeychainModel
@@ -8,10 +10,13 @@ public import KeychainStore
 public struct RequestDispatcher: Sendable {
     let store: KeychainStore
     let enclave: EnclaveClient
+    let localRoot: LocalDeveloperRoot
 
-    public init(store: KeychainStore, enclave: EnclaveClient) {
+    /// - Parameter home: the keychain's home, where the local developer root is trusted.
+    public init(store: KeychainStore, enclave: EnclaveClient, home: String) {
         self.store = store
         self.enclave = enclave
+        self.localRoot = LocalDeveloperRoot(store: store, home: home)
     }
 
     public func respond(to request: ServiceRequest, from caller: Caller) -> ServiceResponse {
@@ -59,6 +64,31 @@ public struct RequestDispatcher: Sendable {
         case .updateSettings(let autoLock):
             try enclave.updateSettings(autoLockSeconds: autoLock)
             return nil
+        case .issueDeveloperCertificate(let team, let applicationGroups, let publicKey, let passcode):
+            try requireUserPresence(passcode, for: "signing with the local developer root")
+            guard let key = try? P256.Signing.PublicKey(rawRepresentation: publicKey) else {
+                throw KeychainError(status: OSStatusCode.param, message: "the public key is not a raw P-256 key")
+            }
+            let (certificate, root) = try localRoot.issue(
+                team: try TeamIdentifier(team), applicationGroups: applicationGroups, publicKey: key)
+            return .dictionary([
+                "certificate": .data(Data(try certificate.certificate.serializeAsDER())),
+                "root": .data(Data(try root.certificate.serializeAsDER())),
+            ])
         }
+    }
+
+    /// Once a passcode is set, an operation that needs the user's presence needs the
+    /// passcode, verified (and throttled) by the enclave. Without one there is nobody to
+    /// ask: any process of the user can read the device key anyway.
+    ///
+    /// - Throws: `errSecInteractionNotAllowed` when a passcode is set and none was given,
+    ///   `errSecAuthFailed` for a wrong one.
+    private func requireUserPresence(_ passcode: SecretBytes?, for operation: String) throws {
+        guard try enclave.status().keybag.hasPasscode else { return }
+        guard let passcode else {
+            throw KeychainError(status: OSStatusCode.interactionNotAllowed, message: "\(operation) needs the keychain password")
+        }
+        try enclave.unlock(passcode: passcode)
     }
 }

@@ -20,14 +20,16 @@ public final class SecurityDaemon: Sendable {
 
     private let listener: Int32
     private let dispatcher: RequestDispatcher
+    private let identification: CallerIdentification
     private let idleExit: Duration?
     private let state = Mutex(State())
     /// Connections beyond this wait in the listen backlog.
     static let maximumConnections = 256
 
-    public init(listener: Int32, dispatcher: RequestDispatcher, idleExit: Duration?) {
+    public init(listener: Int32, dispatcher: RequestDispatcher, identification: CallerIdentification, idleExit: Duration?) {
         self.listener = listener
         self.dispatcher = dispatcher
+        self.identification = identification
         self.idleExit = idleExit
     }
 
@@ -91,7 +93,7 @@ public final class SecurityDaemon: Sendable {
         defer { finish(connection) }
         let caller: Caller
         do {
-            caller = try Caller.identify(connection: connection)
+            caller = try identification.identify(connection: connection)
         } catch let error as KeychainError {
             DaemonLog.write("refused a caller: \(error)")
             try? FrameIO.write(ServiceWire.encode(ServiceResponse(error: error)), to: connection)

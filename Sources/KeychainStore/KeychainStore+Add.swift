@@ -8,7 +8,7 @@ extension KeychainStore {
     ///   tombstone there is replaced), `errSecMissingEntitlement` for a group the caller
     ///   lacks, `errSecParam` for a synchronizable ThisDeviceOnly item.
     public func add(_ query: ItemQuery, caller: AccessGroups) throws -> KeychainValue? {
-        let group = query.accessGroup ?? caller.defaultGroup
+        let group = try query.accessGroup ?? caller.defaultGroup()
         try caller.authorize(group)
         let protection = query.protection ?? query.itemClass.defaultProtection
         let synchronizable = query.synchronizable == .yes

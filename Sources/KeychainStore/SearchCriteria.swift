@@ -14,8 +14,10 @@ struct SearchCriteria {
     var tombstone: Bool
     var uuid: UUID?
 
-    /// - Throws: `errSecMissingEntitlement` when the query names a group the caller lacks.
+    /// - Throws: `errSecMissingEntitlement` when the query names a group the caller lacks,
+    ///   or the caller has none.
     init(_ query: ItemQuery, caller: AccessGroups) throws {
+        try caller.requireAny()
         if let group = query.accessGroup {
             try caller.authorize(group)
             groups = [group]

@@ -9,7 +9,7 @@ struct SecurityTool: ParsableCommand {
         subcommands: [
             AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
             UnlockKeychain.self, LockKeychain.self, SetKeychainPassword.self, SetKeychainSettings.self,
-            ShowKeychainInfo.self,
+            ShowKeychainInfo.self, CreateDeveloperIdentity.self, CodeSign.self,
         ]
     )
 }

@@ -1,4 +1,5 @@
 import CSystemShims
+import CodeSigning
 import Dispatch
 import Enclave
 import FoundationEssentials
@@ -58,7 +59,9 @@ do {
     let listener = try ListeningSocket.open(path: paths.socket, environment: environment)
     let idleSeconds = environment["TROUSSEAU_SECURITYD_IDLE_SECONDS"].flatMap { Int($0) } ?? 600
     let daemon = SecurityDaemon(
-        listener: listener, dispatcher: RequestDispatcher(store: store, enclave: enclave),
+        listener: listener, dispatcher: RequestDispatcher(store: store, enclave: enclave, home: paths.home),
+        identification: CallerIdentification(
+            rootDirectories: [DeveloperRoots.userDirectory(home: paths.home), DeveloperRoots.systemDirectory]),
         idleExit: idleSeconds > 0 ? .seconds(idleSeconds) : nil)
 
     var signalSources: [any DispatchSourceSignal] = []

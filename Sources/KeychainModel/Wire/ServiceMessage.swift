@@ -12,6 +12,10 @@ public enum ServiceRequest: Sendable {
     case lock
     case changePasscode(old: SecretBytes?, new: SecretBytes?)
     case updateSettings(autoLockSeconds: UInt32?)
+    /// A developer certificate for `team` and its public key (P-256, raw), issued by the
+    /// keychain's local developer root; the passcode is the user's presence once one is set.
+    /// Result: a dictionary of "certificate" and "root" (DER).
+    case issueDeveloperCertificate(team: String, applicationGroups: [String], publicKey: Data, passcode: SecretBytes?)
 }
 
 /// securityd's answer: an OSStatus, a message when it is not 0, and a result.
@@ -52,6 +56,7 @@ public enum ServiceWire {
     enum Opcode: UInt8 {
         case add = 1, copyMatching, update, delete
         case keychainStatus = 10, unlock, lock, changePasscode, updateSettings
+        case issueDeveloperCertificate = 20
     }
 
     public static func encode(_ request: ServiceRequest) -> Data {
@@ -85,6 +90,12 @@ public enum ServiceWire {
             out.append(Opcode.updateSettings.rawValue)
             out.append(autoLock == nil ? 0 : 1)
             out.appendInteger(autoLock ?? 0)
+        case .issueDeveloperCertificate(let team, let groups, let publicKey, let passcode):
+            out.append(Opcode.issueDeveloperCertificate.rawValue)
+            out.appendLengthPrefixed(Data(team.utf8))
+            KeychainValue.array(groups.map { .string($0) }).encode(to: &out)
+            out.appendLengthPrefixed(publicKey)
+            out.appendOptionalSecret(passcode)
         }
         return out
     }
@@ -114,6 +125,18 @@ public enum ServiceWire {
             let present = try reader.byte() == 1
             let value = try reader.integer(UInt32.self)
             request = .updateSettings(autoLockSeconds: present ? value : nil)
+        case .issueDeveloperCertificate:
+            let team = String(decoding: try reader.lengthPrefixed(limit: 64), as: UTF8.self)
+            guard case .array(let values) = try KeychainValue.decode(from: &reader) else {
+                throw KeychainError.decode("application groups are an array")
+            }
+            let groups = try values.map {
+                guard case .string(let group) = $0 else { throw KeychainError.decode("an application group is a string") }
+                return group
+            }
+            let publicKey = try reader.lengthPrefixed(limit: 256)
+            let passcode = try reader.optionalSecret(limit: passcodeLimit)
+            request = .issueDeveloperCertificate(team: team, applicationGroups: groups, publicKey: publicKey, passcode: passcode)
         }
         guard reader.isAtEnd else { throw KeychainError.decode("trailing bytes in request") }
         return request

@@ -1,0 +1,75 @@
+import FoundationEssentials
+import KeychainClient
+import KeychainModel
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// keychain-probe: a small app for code-signing tests. Copies of it are signed with
+// different teams and entitlements, and each reports what the daemon lets it do.
+//
+//   keychain-probe add ACCOUNT DATA [GROUP]
+//   keychain-probe find ACCOUNT [GROUP]     prints the item's group and data
+//   keychain-probe delete ACCOUNT [GROUP]
+//   keychain-probe list                     every item it can see, as ACCOUNT@GROUP
+//
+// The first line printed is always "status=<OSStatus>".
+
+/// Tests flip a byte of this string to modify a signed copy without breaking it.
+let marker = "TROUSSEAU-PROBE-MARKER-0123456789"
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let operation = arguments.first else {
+    print("usage: keychain-probe add|find|delete|list … (\(marker))")
+    exit(2)
+}
+let account = arguments.count > 1 ? arguments[1] : ""
+var query: [String: KeychainValue] = ["class": .string("genp"), "svce": .string("probe")]
+if operation != "list" { query["acct"] = .string(account) }
+let groupIndex = operation == "add" ? 3 : 2
+if arguments.count > groupIndex { query["agrp"] = .string(arguments[groupIndex]) }
+
+do {
+    let client = try KeychainClient.connect()
+    switch operation {
+    case "add":
+        query["v_Data"] = .data(Data(arguments[2].utf8))
+        _ = try client.add(query)
+        print("status=0")
+    case "find":
+        query["r_Data"] = .bool(true)
+        query["r_Attributes"] = .bool(true)
+        guard case .dictionary(let item)? = try client.copyMatching(query),
+            case .string(let group)? = item["agrp"], case .data(let data)? = item["v_Data"]
+        else {
+            print("status=-26276")
+            exit(1)
+        }
+        print("status=0")
+        print("group=\(group)")
+        print("data=\(String(decoding: data, as: UTF8.self))")
+    case "delete":
+        try client.delete(query)
+        print("status=0")
+    case "list":
+        query["r_Attributes"] = .bool(true)
+        query["m_Limit"] = .string("m_LimitAll")
+        guard case .array(let items)? = try client.copyMatching(query) else {
+            print("status=-26276")
+            exit(1)
+        }
+        print("status=0")
+        for case .dictionary(let item) in items {
+            if case .string(let account)? = item["acct"], case .string(let group)? = item["agrp"] {
+                print("\(account)@\(group)")
+            }
+        }
+    default:
+        print("status=-50")
+        exit(2)
+    }
+} catch let error as KeychainError {
+    print("status=\(error.status)")
+    exit(1)
+}
