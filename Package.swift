@@ -103,6 +103,14 @@ let package = Package(
             dependencies: ["KeychainClient", "KeychainModel"],
             path: "Tests/Probe"
         ),
+        .testTarget(
+            name: "CodeSigningTests",
+            dependencies: [
+                "CodeSigning", "KeychainModel",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
+        ),
         .testTarget(name: "KeychainModelTests", dependencies: ["KeychainModel"]),
         .testTarget(
             name: "KeychainCryptoTests",
