@@ -136,6 +136,9 @@ let package = Package(
             name: "SecurityDaemonTests",
             dependencies: [
                 "KeychainClient", "KeychainModel", "KeychainTestSupport", "securityd", "trousseau-enclave", "security",
+                "keychain-probe", "CodeSigning",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
             ]
         ),
         .testTarget(

@@ -1,0 +1,94 @@
+import CodeSigning
+import Crypto
+import Foundation
+import KeychainModel
+import KeychainTestSupport
+import Testing
+import X509
+
+let teamA = "AAAAAAAAAA"
+let teamB = "BBBBBBBBBB"
+
+/// Two apps of team A, one of team B and an unsigned one against one real daemon: each
+/// sees only its groups, team A's apps share their groups, and naming a group one is not
+/// entitled to is -34018.
+@Suite struct AccessIsolationTests {
+    let fixture: SignedAppsFixture
+
+    init() throws {
+        fixture = try SignedAppsFixture()
+        let identityA = try fixture.identity(team: teamA, appGroups: ["group.shared"])
+        let identityB = try fixture.identity(team: teamB)
+        try fixture.signedApp("a1", identity: identityA, entitlements: """
+            {"application-identifier": "\(teamA).app1", "keychain-access-groups": ["\(teamA).one", "\(teamA).shared"],
+             "com.apple.security.application-groups": ["group.shared"]}
+            """)
+        try fixture.signedApp("a2", identity: identityA, entitlements: """
+            {"application-identifier": "\(teamA).app2", "keychain-access-groups": ["\(teamA).two", "\(teamA).shared"],
+             "com.apple.security.application-groups": ["group.shared"]}
+            """)
+        try fixture.signedApp("b", identity: identityB, entitlements: """
+            {"application-identifier": "\(teamB).app", "keychain-access-groups": ["\(teamB).one"]}
+            """)
+        try fixture.signedApp("none", identity: identityA, entitlements: "{}")
+        try fixture.app("u")
+    }
+
+    @Test func eachAppSeesOnlyItsGroups() throws {
+        #expect(try fixture.run("a1", "add", "x1", "from-a1").status == 0)
+        #expect(try fixture.run("b", "add", "y1", "from-b").status == 0)
+        #expect(try fixture.run("u", "add", "z1", "from-u").status == 0)
+
+        // Adds go to element 0 of each caller's groups.
+        let a1 = try fixture.run("a1", "find", "x1")
+        #expect(a1.status == 0 && a1.group == "\(teamA).one" && a1.data == "from-a1", "\(a1)")
+        #expect(try fixture.run("b", "find", "y1").group == "\(teamB).one")
+        let unsignedGroup = try #require(try fixture.run("u", "find", "z1").group)
+        #expect(unsignedGroup.hasPrefix("unsigned."))
+
+        // Another app's item is not found, not refused: its existence is not revealed.
+        for (app, account) in [("a2", "x1"), ("b", "x1"), ("u", "x1"), ("a1", "y1"), ("a2", "y1"), ("u", "y1"), ("a1", "z1"), ("b", "z1")] {
+            #expect(try fixture.run(app, "find", account).status == -25300, "\(app) found \(account)")
+        }
+        #expect(try fixture.run("a1", "list").items == ["x1@\(teamA).one"])
+        #expect(try fixture.run("b", "list").items == ["y1@\(teamB).one"])
+        #expect(try fixture.run("u", "list").items == ["z1@\(unsignedGroup)"])
+    }
+
+    @Test func appsOfOneTeamShareTheirGroups() throws {
+        #expect(try fixture.run("a1", "add", "s", "shared-secret", "\(teamA).shared").status == 0)
+        #expect(try fixture.run("a1", "add", "g", "app-group-secret", "group.shared").status == 0)
+        let viaKeychainGroup = try fixture.run("a2", "find", "s")
+        #expect(viaKeychainGroup.group == "\(teamA).shared" && viaKeychainGroup.data == "shared-secret", "\(viaKeychainGroup)")
+        let viaAppGroup = try fixture.run("a2", "find", "g", "group.shared")
+        #expect(viaAppGroup.data == "app-group-secret", "\(viaAppGroup)")
+        #expect(try fixture.run("a2", "delete", "s").status == 0)
+        #expect(try fixture.run("a1", "find", "s").status == -25300)
+        #expect(try fixture.run("b", "find", "g").status == -25300)
+    }
+
+    @Test func unentitledGroupsAreMissingEntitlement() throws {
+        #expect(try fixture.run("a1", "add", "s", "v", "\(teamA).shared").status == 0)
+        for (app, group) in [("b", "\(teamA).shared"), ("u", "\(teamA).shared"), ("a1", "\(teamB).one"), ("a2", "\(teamA).one"), ("b", "group.shared")] {
+            #expect(try fixture.run(app, "find", "s", group).status == -34018, "\(app) in \(group)")
+            #expect(try fixture.run(app, "add", "t", "v", group).status == -34018, "\(app) adding to \(group)")
+        }
+        let unsignedGroup = try #require(try { _ = try fixture.run("u", "add", "z", "v"); return try fixture.run("u", "find", "z").group }())
+        #expect(try fixture.run("a1", "find", "z", unsignedGroup).status == -34018)
+    }
+
+    @Test func aSignedAppEntitledToNoGroupCanDoNothing() throws {
+        #expect(try fixture.run("none", "add", "n", "v").status == -34018)
+        #expect(try fixture.run("none", "find", "n").status == -34018)
+        #expect(try fixture.run("none", "list").status == -34018)
+    }
+
+    @Test func resigningAnAppChangesItsGroups() throws {
+        #expect(try fixture.run("a1", "add", "x", "v").status == 0)
+        let identityA = fixture.directory + "/identity-" + teamA
+        try fixture.signedApp("a1", identity: identityA, entitlements: #"{"keychain-access-groups": ["\#(teamA).other"]}"#)
+        #expect(try fixture.run("a1", "find", "x").status == -25300)
+        #expect(try fixture.run("a1", "add", "y", "v").status == 0)
+        #expect(try fixture.run("a1", "list").items == ["y@\(teamA).other"])
+    }
+}

@@ -1,0 +1,105 @@
+import CodeSigning
+import Foundation
+import KeychainModel
+import KeychainTestSupport
+import Testing
+
+/// Copies of `keychain-probe` in a temporary directory, signed (or not) by developer
+/// identities of a real daemon's keychain, and run as that daemon's clients.
+final class SignedAppsFixture: @unchecked Sendable {
+    // @unchecked: immutable after init.
+    let keychain: DaemonKeychain
+    let directory: String
+    var log: String { directory + "/securityd.log" }
+
+    init() throws {
+        keychain = try DaemonKeychain()
+        directory = try TemporaryKeychain.makeTemporaryDirectory()
+    }
+
+    deinit {
+        DaemonControl.stop(home: keychain.home)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// The environment of every command: this keychain, its daemon (with a log).
+    var environment: [String: String] {
+        [
+            "KEYCHAIN_HOME": keychain.home,
+            "TROUSSEAU_SECURITYD": DaemonKeychain.daemonExecutable,
+            "TROUSSEAU_SECURITYD_LOG": log,
+        ]
+    }
+
+    var daemonLog: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+    func security(_ arguments: String...) throws -> CommandResult {
+        try CommandRunner.run("security", arguments, environment: environment)
+    }
+
+    /// A developer identity of `team` issued by this keychain's local root.
+    @discardableResult
+    func identity(team: String, appGroups: [String] = []) throws -> String {
+        let out = directory + "/identity-" + team
+        let result = try security(["create-developer-identity", "--team", team, "--out", out] + appGroups.flatMap { ["--app-group", $0] })
+        #expect(result.status == 0, "create-developer-identity: \(result.stderr)")
+        return out
+    }
+
+    func security(_ arguments: [String]) throws -> CommandResult {
+        try CommandRunner.run("security", arguments, environment: environment)
+    }
+
+    /// A fresh copy of the probe, unsigned.
+    @discardableResult
+    func app(_ name: String) throws -> String {
+        let path = directory + "/" + name
+        try? FileManager.default.removeItem(atPath: path)
+        try FileManager.default.copyItem(atPath: CommandRunner.productsDirectory.appendingPathComponent("keychain-probe").path, toPath: path)
+        return path
+    }
+
+    /// A fresh copy of the probe signed with `identity` and entitlements (a JSON object).
+    @discardableResult
+    func signedApp(_ name: String, identity: String, entitlements: String) throws -> String {
+        let path = try app(name)
+        let file = directory + "/" + name + ".entitlements.json"
+        try entitlements.write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try security("codesign", "--identity", identity, "--entitlements", file, path)
+        #expect(result.status == 0, "codesign: \(result.stderr)")
+        return path
+    }
+
+    /// Runs an app of the fixture with the probe's arguments.
+    func run(_ name: String, _ arguments: String..., environment extra: [String: String] = [:], wrapper: [String] = []) throws -> ProbeResult {
+        let path = directory + "/" + name
+        let result = wrapper.isEmpty
+            ? try CommandRunner.run(executable: path, arguments, environment: environment.merging(extra) { _, new in new })
+            : try CommandRunner.run(executable: wrapper[0], Array(wrapper.dropFirst()) + [path] + arguments, environment: environment.merging(extra) { _, new in new })
+        return ProbeResult(result.stdout)
+    }
+}
+
+/// What a probe printed: its OSStatus, then the item's group and data, or a list.
+struct ProbeResult: CustomStringConvertible {
+    var status: Int32?
+    var group: String?
+    var data: String?
+    var items: [String] = []
+
+    init(_ output: String) {
+        for line in output.split(separator: "\n").map(String.init) {
+            if line.hasPrefix("status=") {
+                status = Int32(line.dropFirst("status=".count))
+            } else if line.hasPrefix("group=") {
+                group = String(line.dropFirst("group=".count))
+            } else if line.hasPrefix("data=") {
+                data = String(line.dropFirst("data=".count))
+            } else {
+                items.append(line)
+            }
+        }
+    }
+
+    var description: String { "status \(status.map(String.init) ?? "none") group \(group ?? "-") items \(items)" }
+}
