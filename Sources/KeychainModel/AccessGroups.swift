@@ -2,10 +2,24 @@
 /// element 0 is the group an add without `agrp` goes to.
 public struct AccessGroups: Sendable, Hashable {
     public let groups: [String]
+    /// When set, the caller reaches every group but these (the `security` tool's view of
+    /// the whole keychain); `groups` then only gives its default group.
+    public let everyGroupExcept: [String]?
 
     /// `groups` may be empty: a signed caller entitled to no group can do nothing.
     public init(_ groups: [String]) {
         self.groups = groups
+        self.everyGroupExcept = nil
+    }
+
+    /// Every group but `excluded`, with adds going to `own` by default.
+    public static func every(own: String, except excluded: [String]) -> AccessGroups {
+        AccessGroups(groups: [own], everyGroupExcept: excluded)
+    }
+
+    private init(groups: [String], everyGroupExcept: [String]?) {
+        self.groups = groups
+        self.everyGroupExcept = everyGroupExcept
     }
 
     /// The group an add without `kSecAttrAccessGroup` goes to.
@@ -16,7 +30,10 @@ public struct AccessGroups: Sendable, Hashable {
         return first
     }
 
-    public func contains(_ group: String) -> Bool { groups.contains(group) }
+    public func contains(_ group: String) -> Bool {
+        if let excluded = everyGroupExcept { return !excluded.contains(group) }
+        return groups.contains(group)
+    }
 
     /// Checks an explicitly named group.
     ///

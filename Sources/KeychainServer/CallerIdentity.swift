@@ -16,7 +16,20 @@ public struct Caller: Sendable {
     public let executable: String
     /// The signature's verdict on the executable (and on the process running it).
     public let code: CodeIdentity
+    public let role: Role
     public let accessGroups: AccessGroups
+
+    public enum Role: Sendable {
+        case application
+        /// The `security` tool installed beside securityd: it has a group of its own, may
+        /// list every item's attributes, and reaches other groups' secrets and items with
+        /// the user's presence; it alone manages the keychain's password, settings and
+        /// local developer root.
+        case securityTool
+    }
+
+    /// The `security` tool's own access group, in Trousseau's reserved namespace.
+    public static let securityToolGroup = "trousseau.security"
 
     /// The implicit access group of an unsigned executable: "unsigned." and 16 hex digits
     /// of SHA-256 of its path, so the database does not list the paths of the user's programs.
@@ -29,11 +42,15 @@ public struct Caller: Sendable {
 /// runs, its code signature (verified once per file), and the state of the process.
 public final class CallerIdentification: Sendable {
     private let signatures: CodeIdentityCache
+    private let securityTool: String?
 
-    /// - Parameter rootDirectories: where trusted developer roots are (the user's and the
-    ///   system's).
-    public init(rootDirectories: [String]) {
+    /// - Parameters:
+    ///   - rootDirectories: where trusted developer roots are (the user's and the system's).
+    ///   - securityTool: the path of the `security` tool that gets its role: the one
+    ///     installed beside securityd (as trusted as securityd's own directory).
+    public init(rootDirectories: [String], securityTool: String?) {
         signatures = CodeIdentityCache(rootDirectories: rootDirectories)
+        self.securityTool = securityTool
     }
 
     /// Identifies the peer of a connected Unix socket.
@@ -57,8 +74,14 @@ public final class CallerIdentification: Sendable {
         }
         defer { close(exe) }
         var code = try signatures.identity(ofExecutable: exe)
+        let isTool = securityTool.map { Self.isFile(exe, at: $0) } ?? false
         if case .signed = code, let tampering = ProcessInspection.tampering(pid: pid) {
             code = .unsigned(reason: "its signature cannot vouch for the process: \(tampering)")
+        } else if isTool, let tampering = ProcessInspection.tampering(pid: pid) {
+            DaemonLog.write("pid \(pid) runs the security tool but is not given its role: \(tampering)")
+        } else if isTool {
+            return Caller(pid: pid, uid: uid, executable: executable, code: code, role: .securityTool,
+                          accessGroups: AccessGroups([Caller.securityToolGroup]))
         }
         let groups: [String]
         switch code {
@@ -70,7 +93,14 @@ public final class CallerIdentification: Sendable {
             }
             groups = [Caller.implicitGroup(for: executable)]
         }
-        return Caller(pid: pid, uid: uid, executable: executable, code: code, accessGroups: AccessGroups(groups))
+        return Caller(pid: pid, uid: uid, executable: executable, code: code, role: .application, accessGroups: AccessGroups(groups))
+    }
+
+    /// Whether the open file `fd` is the file at `path` (same device and inode).
+    private static func isFile(_ fd: Int32, at path: String) -> Bool {
+        var open = stat()
+        var named = stat()
+        return fstat(fd, &open) == 0 && stat(path, &named) == 0 && open.st_dev == named.st_dev && open.st_ino == named.st_ino
     }
 
     static func executable(of pid: Int32) throws -> String {

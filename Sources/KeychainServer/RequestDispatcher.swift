@@ -21,7 +21,7 @@ public struct RequestDispatcher: Sendable {
 
     public func respond(to request: ServiceRequest, from caller: Caller) -> ServiceResponse {
         do {
-            return ServiceResponse(result: try perform(request, caller.accessGroups))
+            return ServiceResponse(result: try perform(request, caller, presence: false))
         } catch let error as KeychainError {
             return ServiceResponse(error: error)
         } catch {
@@ -29,17 +29,20 @@ public struct RequestDispatcher: Sendable {
         }
     }
 
-    private func perform(_ request: ServiceRequest, _ groups: AccessGroups) throws -> KeychainValue? {
+    private func perform(_ request: ServiceRequest, _ caller: Caller, presence: Bool) throws -> KeychainValue? {
         switch request {
+        case .withUserPresence(let passcode, let inner):
+            try enclave.unlock(passcode: passcode)  // verifies, and is throttled, even when unlocked
+            return try perform(inner, caller, presence: true)
         case .add(let query):
-            return try store.add(query, caller: groups)
+            return try store.add(query, caller: try reach(of: caller, for: request, presence: presence))
         case .copyMatching(let query):
-            return try store.copyMatching(query, caller: groups)
+            return try store.copyMatching(query, caller: try reach(of: caller, for: request, presence: presence))
         case .update(let query, let attributes):
-            try store.update(query, attributes: attributes, caller: groups)
+            try store.update(query, attributes: attributes, caller: try reach(of: caller, for: request, presence: presence))
             return nil
         case .delete(let query):
-            try store.delete(query, caller: groups)
+            try store.delete(query, caller: try reach(of: caller, for: request, presence: presence))
             return nil
         case .keychainStatus:
             let status = try enclave.status()
@@ -57,15 +60,18 @@ public struct RequestDispatcher: Sendable {
             try enclave.lock()
             return nil
         case .changePasscode(let old, let new):
+            try requireSecurityTool(caller, "changing the keychain password")
             if try enclave.changePasscode(old: old, new: new) {
                 try store.purge(.whenPasscodeSetThisDeviceOnly)
             }
             return nil
         case .updateSettings(let autoLock):
+            try requireSecurityTool(caller, "changing the keychain settings")
             try enclave.updateSettings(autoLockSeconds: autoLock)
             return nil
-        case .issueDeveloperCertificate(let team, let applicationGroups, let publicKey, let passcode):
-            try requireUserPresence(passcode, for: "signing with the local developer root")
+        case .issueDeveloperCertificate(let team, let applicationGroups, let publicKey):
+            try requireSecurityTool(caller, "issuing developer certificates")
+            if !presence { try requirePresenceOnceAPasscodeIsSet("signing with the local developer root") }
             guard let key = try? P256.Signing.PublicKey(rawRepresentation: publicKey) else {
                 throw KeychainError(status: OSStatusCode.param, message: "the public key is not a raw P-256 key")
             }
@@ -78,17 +84,18 @@ public struct RequestDispatcher: Sendable {
         }
     }
 
-    /// Once a passcode is set, an operation that needs the user's presence needs the
-    /// passcode, verified (and throttled) by the enclave. Without one there is nobody to
-    /// ask: any process of the user can read the device key anyway.
-    ///
-    /// - Throws: `errSecInteractionNotAllowed` when a passcode is set and none was given,
-    ///   `errSecAuthFailed` for a wrong one.
-    private func requireUserPresence(_ passcode: SecretBytes?, for operation: String) throws {
-        guard try enclave.status().keybag.hasPasscode else { return }
-        guard let passcode else {
-            throw KeychainError(status: OSStatusCode.interactionNotAllowed, message: "\(operation) needs the keychain password")
+    private func requireSecurityTool(_ caller: Caller, _ operation: String) throws {
+        guard caller.role == .securityTool else {
+            throw KeychainError(status: OSStatusCode.missingEntitlement, message: "\(operation) is for the security tool")
         }
-        try enclave.unlock(passcode: passcode)
+    }
+
+    /// Without the user's presence: refused once a passcode is set. Without a passcode
+    /// there is nobody to ask, and any process of the user can read the device key anyway.
+    ///
+    /// - Throws: `errSecInteractionRequired` when a passcode is set.
+    func requirePresenceOnceAPasscodeIsSet(_ operation: String) throws {
+        guard try enclave.status().keybag.hasPasscode else { return }
+        throw KeychainError(status: OSStatusCode.interactionRequired, message: "\(operation) needs the keychain password")
     }
 }

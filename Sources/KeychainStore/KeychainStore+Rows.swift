@@ -38,8 +38,16 @@ extension KeychainStore {
     /// The SELECT of candidate rows: plaintext columns and token equality only.
     func selectStatement(_ criteria: SearchCriteria) -> (String, StatementArguments) {
         let table = ItemTable.of(criteria.itemClass)
-        var clauses = ["agrp IN (\(databaseQuestionMarks(count: criteria.groups.count)))", "tomb = ?"]
-        var arguments: [any DatabaseValueConvertible] = criteria.groups
+        var clauses: [String]
+        var arguments: [any DatabaseValueConvertible]
+        if let excluded = criteria.excludedGroups {
+            clauses = excluded.isEmpty ? [] : ["agrp NOT IN (\(databaseQuestionMarks(count: excluded.count)))"]
+            arguments = excluded
+        } else {
+            clauses = ["agrp IN (\(databaseQuestionMarks(count: criteria.groups.count)))"]
+            arguments = criteria.groups
+        }
+        clauses.append("tomb = ?")
         arguments.append(criteria.tombstone ? 1 : 0)
         switch criteria.synchronizable {
         case .no: clauses.append("sync = 0")

@@ -9,6 +9,8 @@ struct SearchCriteria {
     var attributes: [String: KeychainValue]
     /// The groups a match may be in: the one the query names, else all of the caller's.
     var groups: [String]
+    /// Set instead of `groups` for a caller that reaches every group but these.
+    var excludedGroups: [String]?
     var protection: ProtectionClass?
     var synchronizable: ItemQuery.Synchronizable
     var tombstone: Bool
@@ -21,6 +23,9 @@ struct SearchCriteria {
         if let group = query.accessGroup {
             try caller.authorize(group)
             groups = [group]
+        } else if let excluded = caller.everyGroupExcept {
+            groups = []
+            excludedGroups = excluded
         } else {
             groups = caller.groups
         }

@@ -32,16 +32,9 @@ struct CreateDeveloperIdentity: ParsableCommand {
         do {
             let team = try TeamIdentifier(team)
             let client = try KeychainLocation.connect()
-            func request(_ passcode: SecretBytes?) throws -> KeychainValue? {
-                try client.call(.issueDeveloperCertificate(
-                    team: team.rawValue, applicationGroups: appGroups, publicKey: key.publicKey.rawRepresentation, passcode: passcode))
-            }
-            let result: KeychainValue?
-            do {
-                result = try request(nil)
-            } catch let error as KeychainError where error.status == OSStatusCode.interactionNotAllowed {
-                result = try request(PasswordPrompt.read("password to use the local developer root of \(KeychainLocation.databasePath): "))
-            }
+            let result = try client.callWithPresence(
+                .issueDeveloperCertificate(team: team.rawValue, applicationGroups: appGroups, publicKey: key.publicKey.rawRepresentation),
+                purpose: "use the local developer root")
             guard case .dictionary(let issued)? = result, case .data(let certificate)? = issued["certificate"],
                 case .data(let root)? = issued["root"]
             else {

@@ -32,14 +32,14 @@ struct AddGenericPassword: ParsableCommand {
         do {
             let keychain = try KeychainLocation.connect()
             do {
-                _ = try keychain.add(query)
+                try keychain.callWithPresence(.add(query))
             } catch let error as KeychainError where error == .duplicateItem && updateIfExists {
                 var match: [String: KeychainValue] = ["class": query["class"]!]  // set by attributes.query()
                 match["acct"] = .string(attributes.account ?? "")
                 match["svce"] = .string(attributes.service ?? "")
                 var changes = query
                 changes["class"] = nil
-                try keychain.update(match, attributes: changes)
+                try keychain.callWithPresence(.update(match, attributes: changes))
             }
         } catch {
             throw fail("SecKeychainItemCreateFromContent (<default>)", error)
@@ -86,7 +86,7 @@ struct FindGenericPassword: ParsableCommand {
         query["r_Data"] = .bool(showPassword || onlyPassword)
         let found: [String: KeychainValue]
         do {
-            guard case .dictionary(let item)? = try KeychainLocation.connect().copyMatching(query) else {
+            guard case .dictionary(let item)? = try KeychainLocation.connect().callWithPresence(.copyMatching(query)) else {
                 throw KeychainError.itemNotFound
             }
             found = item
@@ -125,7 +125,7 @@ struct DeleteGenericPassword: ParsableCommand {
                 throw KeychainError.itemNotFound
             }
             // Like macOS, delete the first match only.
-            try keychain.delete(["v_PersistentRef": reference])
+            try keychain.callWithPresence(.delete(["v_PersistentRef": reference]))
             found = item
         } catch {
             throw fail("SecKeychainSearchCopyNext", error)

@@ -13,9 +13,11 @@ public enum ServiceRequest: Sendable {
     case changePasscode(old: SecretBytes?, new: SecretBytes?)
     case updateSettings(autoLockSeconds: UInt32?)
     /// A developer certificate for `team` and its public key (P-256, raw), issued by the
-    /// keychain's local developer root; the passcode is the user's presence once one is set.
-    /// Result: a dictionary of "certificate" and "root" (DER).
-    case issueDeveloperCertificate(team: String, applicationGroups: [String], publicKey: Data, passcode: SecretBytes?)
+    /// keychain's local developer root. Result: a dictionary of "certificate" and "root" (DER).
+    case issueDeveloperCertificate(team: String, applicationGroups: [String], publicKey: Data)
+    /// A request made with the user's presence: the keychain passcode, which the enclave
+    /// verifies (and throttles) before the request runs. One level deep.
+    indirect case withUserPresence(passcode: SecretBytes, ServiceRequest)
 }
 
 /// securityd's answer: an OSStatus, a message when it is not 0, and a result.
@@ -57,6 +59,7 @@ public enum ServiceWire {
         case add = 1, copyMatching, update, delete
         case keychainStatus = 10, unlock, lock, changePasscode, updateSettings
         case issueDeveloperCertificate = 20
+        case withUserPresence = 30
     }
 
     public static func encode(_ request: ServiceRequest) -> Data {
@@ -90,12 +93,15 @@ public enum ServiceWire {
             out.append(Opcode.updateSettings.rawValue)
             out.append(autoLock == nil ? 0 : 1)
             out.appendInteger(autoLock ?? 0)
-        case .issueDeveloperCertificate(let team, let groups, let publicKey, let passcode):
+        case .issueDeveloperCertificate(let team, let groups, let publicKey):
             out.append(Opcode.issueDeveloperCertificate.rawValue)
             out.appendLengthPrefixed(Data(team.utf8))
             KeychainValue.array(groups.map { .string($0) }).encode(to: &out)
             out.appendLengthPrefixed(publicKey)
-            out.appendOptionalSecret(passcode)
+        case .withUserPresence(let passcode, let inner):
+            out.append(Opcode.withUserPresence.rawValue)
+            out.appendSecret(passcode)
+            out.append(encode(inner).dropFirst())  // the inner request without its version byte
         }
         return out
     }
@@ -107,6 +113,12 @@ public enum ServiceWire {
     public static func decodeRequest(_ data: Data) throws -> ServiceRequest {
         var reader = ByteReader(data)
         guard try reader.byte() == version else { throw KeychainError.decode("unknown protocol version") }
+        let request = try decodeRequestBody(&reader, nested: false)
+        guard reader.isAtEnd else { throw KeychainError.decode("trailing bytes in request") }
+        return request
+    }
+
+    private static func decodeRequestBody(_ reader: inout ByteReader, nested: Bool) throws -> ServiceRequest {
         guard let opcode = Opcode(rawValue: try reader.byte()) else { throw KeychainError.decode("unknown request") }
         let request: ServiceRequest
         switch opcode {
@@ -134,11 +146,12 @@ public enum ServiceWire {
                 guard case .string(let group) = $0 else { throw KeychainError.decode("an application group is a string") }
                 return group
             }
-            let publicKey = try reader.lengthPrefixed(limit: 256)
-            let passcode = try reader.optionalSecret(limit: passcodeLimit)
-            request = .issueDeveloperCertificate(team: team, applicationGroups: groups, publicKey: publicKey, passcode: passcode)
+            request = .issueDeveloperCertificate(team: team, applicationGroups: groups, publicKey: try reader.lengthPrefixed(limit: 256))
+        case .withUserPresence:
+            guard !nested else { throw KeychainError.decode("user presence wraps one request, not another wrapper") }
+            let passcode = try reader.secret(limit: passcodeLimit)
+            request = .withUserPresence(passcode: passcode, try decodeRequestBody(&reader, nested: true))
         }
-        guard reader.isAtEnd else { throw KeychainError.decode("trailing bytes in request") }
         return request
     }
 

@@ -1,0 +1,51 @@
+import KeychainModel
+import KeychainStore
+
+extension RequestDispatcher {
+    /// The groups a SecItem request of `caller` may touch. An application has its
+    /// entitled groups. The `security` tool has its own group; it lists every item's
+    /// attributes; reading another group's secret or changing another group's item needs
+    /// the user's presence (see ``requirePresenceOnceAPasscodeIsSet(_:)``). The local
+    /// developer root's key is beyond everyone's reach.
+    func reach(of caller: Caller, for request: ServiceRequest, presence: Bool) throws -> AccessGroups {
+        guard caller.role == .securityTool else { return caller.accessGroups }
+        let everything = AccessGroups.every(own: Caller.securityToolGroup, except: [LocalDeveloperRoot.accessGroup])
+        if presence { return everything }
+        let query: [String: KeychainValue]
+        switch request {
+        case .add(let added):
+            guard case .string(let group)? = added["agrp"], group != Caller.securityToolGroup else { return caller.accessGroups }
+            try requirePresenceOnceAPasscodeIsSet("adding to another application's group")
+            return everything
+        case .copyMatching(let searched):
+            let returnsData = (try? ItemQuery(searched, for: .copyMatching))?.returnTypes.contains(.data) ?? false
+            guard returnsData else { return everything }
+            query = searched
+        case .update(let searched, _), .delete(let searched):
+            query = searched
+        default:
+            return caller.accessGroups
+        }
+        guard try matchesOutsideOwnGroup(query, everything) else { return caller.accessGroups }
+        try requirePresenceOnceAPasscodeIsSet("another application's item")
+        return everything
+    }
+
+    /// Whether the query's selection, over every group, includes another group's item.
+    private func matchesOutsideOwnGroup(_ query: [String: KeychainValue], _ everything: AccessGroups) throws -> Bool {
+        var listing = query.filter { !$0.key.hasPrefix("r_") && $0.key != "m_Limit" }
+        listing["r_Attributes"] = .bool(true)
+        listing["m_Limit"] = .string("m_LimitAll")
+        let found: KeychainValue?
+        do {
+            found = try store.copyMatching(listing, caller: everything)
+        } catch let error as KeychainError where error.status == OSStatusCode.itemNotFound {
+            return false
+        }
+        guard case .array(let items)? = found else { return false }
+        return items.contains { item in
+            guard case .dictionary(let attributes) = item else { return true }
+            return attributes["agrp"] != .string(Caller.securityToolGroup)
+        }
+    }
+}
