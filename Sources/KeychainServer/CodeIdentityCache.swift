@@ -52,7 +52,15 @@ final class CodeIdentityCache: Sendable {
             identity = cached
         } else {
             let verifier = verifier ?? reloadRoots(stamp)
-            identity = verifier.verify(executable: try Self.readAll(fd, size: Int(info.st_size)), at: now)
+            let size = Int(info.st_size)
+            // Most programs carry no signature: their trailer says so without reading them.
+            let trailer = CodeSignature.trailer.count
+            let tail = size < trailer ? Data() : try Self.read(fd, from: size - trailer, count: trailer)
+            if tail != CodeSignature.trailer {
+                identity = .unsigned(reason: CodeSignatureVerifier.noSignature)
+            } else {
+                identity = verifier.verify(executable: try Self.read(fd, from: 0, count: size), at: now)
+            }
             state.withLock { state in
                 guard state.rootsStamp == stamp else { return }
                 if state.identities.count >= Self.capacity { state.identities.removeAll() }
@@ -81,14 +89,14 @@ final class CodeIdentityCache: Sendable {
         KeychainError(status: OSStatusCode.io, message: "\(what): \(String(cString: strerror(errno)))")
     }
 
-    private static func readAll(_ fd: Int32, size: Int) throws -> Data {
-        var data = Data(count: size)
+    private static func read(_ fd: Int32, from start: Int, count: Int) throws -> Data {
+        var data = Data(count: count)
         var offset = 0
-        while offset < size {
-            let count = data.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + offset, size - offset, off_t(offset)) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { throw Self.ioError("reading the executable") }
-            offset += count
+        while offset < count {
+            let read = data.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + offset, count - offset, off_t(start + offset)) }
+            if read < 0, errno == EINTR { continue }
+            guard read > 0 else { throw Self.ioError("reading the executable") }
+            offset += read
         }
         return data
     }

@@ -14,6 +14,8 @@ import Testing
             .add(query), .copyMatching(query), .update(query, attributes: ["labl": .string("x")]), .delete(query),
             .keychainStatus, .unlock(passcode: SecretBytes("1234".utf8)), .lock,
             .changePasscode(old: nil, new: SecretBytes("n".utf8)), .updateSettings(autoLockSeconds: 60),
+            .issueDeveloperCertificate(team: "AAAAAAAAAA", applicationGroups: ["group.a"], publicKey: Data(repeating: 7, count: 64)),
+            .withUserPresence(passcode: SecretBytes("1234".utf8), .delete(query)),
         ]
         for request in requests {
             let encoded = ServiceWire.encode(request)
@@ -30,6 +32,17 @@ import Testing
             #expect(throws: KeychainError.decode) { try ServiceWire.decodeRequest(encoded.prefix(length)) }
         }
         #expect(throws: KeychainError.decode) { try ServiceWire.decodeRequest(encoded + Data([0])) }
+        let presence = ServiceWire.encode(.withUserPresence(passcode: SecretBytes("1234".utf8), .copyMatching(query)))
+        for length in 0..<presence.count {
+            #expect(throws: KeychainError.decode) { try ServiceWire.decodeRequest(presence.prefix(length)) }
+        }
+    }
+
+    /// User presence wraps one request: a wrapper inside a wrapper is refused.
+    @Test func userPresenceIsOneLevelDeep() {
+        let inner = ServiceRequest.withUserPresence(passcode: SecretBytes("1".utf8), .lock)
+        let nested = ServiceWire.encode(.withUserPresence(passcode: SecretBytes("2".utf8), inner))
+        #expect(throws: KeychainError.decode) { try ServiceWire.decodeRequest(nested) }
     }
 
     @Test func hostileValuesAreRefused() {

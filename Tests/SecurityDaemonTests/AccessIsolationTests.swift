@@ -83,6 +83,13 @@ let teamB = "BBBBBBBBBB"
         #expect(try fixture.run("none", "list").status == -34018)
     }
 
+    @Test func removingTheRootsCertificateUnsignsItsApps() throws {
+        #expect(try fixture.run("a1", "add", "x", "v", "\(teamA).one").status == 0)
+        try FileManager.default.removeItem(atPath: DeveloperRoots.userDirectory(home: fixture.keychain.home) + "/" + DeveloperRoots.localRootFileName)
+        #expect(try fixture.run("a1", "find", "x", "\(teamA).one").status == -34018)
+        #expect(fixture.daemonLog.contains("not issued by a trusted developer root"))
+    }
+
     @Test func resigningAnAppChangesItsGroups() throws {
         #expect(try fixture.run("a1", "add", "x", "v").status == 0)
         let identityA = fixture.directory + "/identity-" + teamA
@@ -90,5 +97,76 @@ let teamB = "BBBBBBBBBB"
         #expect(try fixture.run("a1", "find", "x").status == -25300)
         #expect(try fixture.run("a1", "add", "y", "v").status == 0)
         #expect(try fixture.run("a1", "list").items == ["y@\(teamA).other"])
+    }
+}
+
+/// The `security` installed beside securityd: its own group, every item's attributes,
+/// and another application's secret or item only with the user's presence.
+@Suite struct SecurityToolReachTests {
+    let fixture: SignedAppsFixture
+
+    init() throws {
+        fixture = try SignedAppsFixture()
+        let identityA = try fixture.identity(team: teamA)
+        try fixture.signedApp("a1", identity: identityA, entitlements: #"{"keychain-access-groups": ["\#(teamA).one"]}"#)
+        #expect(try fixture.run("a1", "add", "x1", "app-secret").status == 0)
+    }
+
+    func security(_ arguments: String..., input: String = "") throws -> CommandResult {
+        try CommandRunner.run("security", arguments, environment: fixture.environment, input: input)
+    }
+
+    @Test func withAPasscodeAnotherAppsSecretNeedsIt() throws {
+        #expect(try security("set-keychain-password", input: "1234\n1234\n").status == 0)
+        // Attributes: no password asked.
+        let listed = try security("find-generic-password", "-s", "probe", "-a", "x1")
+        #expect(listed.status == 0 && listed.stdout.contains(#""acct"<blob>="x1""#), "\(listed.stderr)")
+        // The secret: the password, verified by the enclave.
+        let refused = try security("find-generic-password", "-s", "probe", "-a", "x1", "-w", input: "0000\n")
+        #expect(refused.status == 51 && !refused.stdout.contains("app-secret"))
+        let granted = try security("find-generic-password", "-s", "probe", "-a", "x1", "-w", input: "1234\n")
+        #expect(granted.stdout == "app-secret\n", "\(granted.stderr)")
+        // Deleting another app's item, likewise.
+        #expect(try security("delete-generic-password", "-s", "probe", "-a", "x1").status != 0)
+        #expect(try fixture.run("a1", "find", "x1").data == "app-secret")
+        #expect(try security("delete-generic-password", "-s", "probe", "-a", "x1", input: "1234\n").status == 0)
+        #expect(try fixture.run("a1", "find", "x1").status == -25300)
+        // Its own items need nothing.
+        #expect(try security("add-generic-password", "-s", "probe", "-a", "mine", "-w", "tool-secret").status == 0)
+        #expect(try security("find-generic-password", "-s", "probe", "-a", "mine", "-w").stdout == "tool-secret\n")
+        #expect(try fixture.run("a1", "find", "mine").status == -25300, "the tool's group is its own")
+    }
+
+    @Test func withoutAPasscodeThereIsNobodyToAsk() throws {
+        #expect(try security("find-generic-password", "-s", "probe", "-a", "x1", "-w").stdout == "app-secret\n")
+    }
+
+    @Test func aCopyOfTheToolElsewhereIsJustAnUnsignedApp() throws {
+        let copy = fixture.directory + "/security-copy"
+        try FileManager.default.copyItem(atPath: CommandRunner.productsDirectory.appendingPathComponent("security").path, toPath: copy)
+        let result = try CommandRunner.run(executable: copy, ["find-generic-password", "-s", "probe", "-a", "x1"], environment: fixture.environment)
+        #expect(result.status == 44, "\(result.stderr)")
+        let issue = try CommandRunner.run(
+            executable: copy, ["create-developer-identity", "--team", teamB, "--out", fixture.directory + "/copy-identity"], environment: fixture.environment)
+        #expect(issue.status == 30, "errSecMissingEntitlement's low byte: \(issue.stderr)")
+    }
+
+    @Test func issuingWithAPasscodeNeedsIt() throws {
+        #expect(try security("set-keychain-password", input: "1234\n1234\n").status == 0)
+        #expect(try security("create-developer-identity", "--team", teamB, "--out", fixture.directory + "/b1").status != 0)
+        #expect(!FileManager.default.fileExists(atPath: fixture.directory + "/b1/identity.pem"))
+        let issued = try security("create-developer-identity", "--team", teamB, "--out", fixture.directory + "/b2", input: "1234\n")
+        #expect(issued.status == 0, "\(issued.stderr)")
+    }
+
+    @Test func applicationsCannotManageTheKeychain() throws {
+        let client = try fixture.keychain.connect()  // this test process: an unsigned application
+        for request: ServiceRequest in [
+            .issueDeveloperCertificate(team: teamA, applicationGroups: [], publicKey: P256.Signing.PrivateKey().publicKey.rawRepresentation),
+            .updateSettings(autoLockSeconds: 1),
+            .changePasscode(old: nil, new: SecretBytes(Array("1".utf8))),
+        ] {
+            #expect(osStatus { try client.call(request) } == -34018)
+        }
     }
 }
