@@ -7,6 +7,11 @@ import X509
 public enum CodeIdentity: Sendable, Equatable {
     case signed(SignedCode)
     case unsigned(reason: String)
+
+    public var isSigned: Bool {
+        if case .signed = self { return true }
+        return false
+    }
 }
 
 /// A verified signature: whose code it is and what it may claim.

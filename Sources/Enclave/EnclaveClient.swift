@@ -12,17 +12,30 @@ import Glibc
 /// The daemon's side of the enclave: a ``Keybag`` whose class keys live in the enclave
 /// process, reached over a socketpair. Requests are serialized on the one connection.
 public final class EnclaveClient: Keybag {
-    private let connection: Mutex<Int32>
-    private let process: pid_t?
+    private struct Connection {
+        var fd: Int32
+        var process: pid_t?
+        /// Set when the enclave stopped answering; the next request starts a new one.
+        var broken = false
+    }
 
-    private init(fd: Int32, process: pid_t?) {
-        connection = Mutex(fd)
-        self.process = process
+    private let connection: Mutex<Connection>
+    /// Starts a new enclave process; nil for the in-process server.
+    private let relaunch: (@Sendable () throws -> (fd: Int32, process: pid_t))?
+
+    private init(fd: Int32, process: pid_t?, relaunch: (@Sendable () throws -> (fd: Int32, process: pid_t))?) {
+        connection = Mutex(Connection(fd: fd, process: process))
+        self.relaunch = relaunch
     }
 
     deinit {
-        _ = connection.withLock { close($0) }  // the enclave sees end of stream and exits
-        if let process {
+        connection.withLock { Self.end($0) }
+    }
+
+    /// Closes the connection (the enclave sees end of stream and exits) and reaps it.
+    private static func end(_ connection: Connection) {
+        close(connection.fd)
+        if let process = connection.process {
             var status: Int32 = 0
             while waitpid(process, &status, 0) < 0, errno == EINTR {}
         }
@@ -46,6 +59,14 @@ public final class EnclaveClient: Keybag {
     ///     **For tests only**: passcodes set this way resist guessing far less.
     /// - Throws: `errSecIO` when the process cannot be started.
     public static func launch(home: String, executable: String = defaultExecutable, unsafeFastPasscodeKDF: Bool = false) throws -> EnclaveClient {
+        let start: @Sendable () throws -> (fd: Int32, process: pid_t) = {
+            try spawn(home: home, executable: executable, unsafeFastPasscodeKDF: unsafeFastPasscodeKDF)
+        }
+        let (fd, process) = try start()
+        return EnclaveClient(fd: fd, process: process, relaunch: start)
+    }
+
+    private static func spawn(home: String, executable: String, unsafeFastPasscodeKDF: Bool) throws -> (fd: Int32, process: pid_t) {
         var fds: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
             throw KeychainError(status: OSStatusCode.io, message: "socketpair: \(String(cString: strerror(errno)))")
@@ -68,7 +89,7 @@ public final class EnclaveClient: Keybag {
             close(fds[0])
             throw KeychainError(status: OSStatusCode.io, message: "cannot start \(executable): \(String(cString: strerror(result)))")
         }
-        return EnclaveClient(fd: fds[0], process: pid)
+        return (fds[0], pid)
     }
 
     /// Serves `keybag` on a thread of this process over the same protocol and socketpair,
@@ -83,23 +104,49 @@ public final class EnclaveClient: Keybag {
             EnclaveServer(keybag: keybag, memoryLocked: false).serve(fd: serverEnd)
             close(serverEnd)
         }
-        return EnclaveClient(fd: fds[0], process: nil)
+        return EnclaveClient(fd: fds[0], process: nil, relaunch: nil)
     }
 
     /// The enclave's process id, when it runs in its own process.
-    public var processID: pid_t? { process }
+    public var processID: pid_t? { connection.withLock { $0.process } }
 
     /// Sends one request and returns the body of a successful response.
+    ///
+    /// When the enclave dies (killed, crashed), the request in flight fails and the next
+    /// one starts a new enclave — which, like a rebooted device, is before its first
+    /// unlock when a passcode is set.
     private func call(_ request: EnclaveRequest) throws -> ByteReader {
         var payload = EnclaveWire.encode(request)
         defer { payload.withUnsafeMutableBytes { SecretBytes.zero($0) } }
-        return try connection.withLock { fd in
-            try FrameIO.write(payload, to: fd)
-            guard let response = try FrameIO.read(from: fd, maximumSize: EnclaveWire.maximumFrameSize) else {
+        return try connection.withLock { connection in
+            if connection.broken, let relaunch {
+                let (fd, process) = try relaunch()
+                Self.end(connection)
+                connection = Connection(fd: fd, process: process)
+                Self.report("the enclave had exited; started a new one (pid \(process))")
+            }
+            let response: Data?
+            do {
+                try FrameIO.write(payload, to: connection.fd)
+                response = try FrameIO.read(from: connection.fd, maximumSize: EnclaveWire.maximumFrameSize)
+            } catch let error as KeychainError where error.status == OSStatusCode.io {
+                connection.broken = true
+                Self.report("the enclave connection failed: \(error.message)")
+                throw error
+            }
+            guard let response else {
+                connection.broken = true
+                Self.report("the enclave exited")
                 throw KeychainError(status: OSStatusCode.notAvailable, message: "the enclave exited")
             }
             return try EnclaveWire.body(of: response)
         }
+    }
+
+    /// A line on standard error (securityd's log).
+    private static func report(_ line: String) {
+        var text = "enclave client: \(line)\n"
+        text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
     }
 
     private static func key(_ reader: inout ByteReader) throws -> SecretBytes {

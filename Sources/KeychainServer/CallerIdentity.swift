@@ -75,10 +75,9 @@ public final class CallerIdentification: Sendable {
         defer { close(exe) }
         var code = try signatures.identity(ofExecutable: exe)
         let isTool = securityTool.map { Self.isFile(exe, at: $0) } ?? false
-        if case .signed = code, let tampering = ProcessInspection.tampering(pid: pid) {
-            code = .unsigned(reason: "its signature cannot vouch for the process: \(tampering)")
-        } else if isTool, let tampering = ProcessInspection.tampering(pid: pid) {
-            DaemonLog.write("pid \(pid) runs the security tool but is not given its role: \(tampering)")
+        // A traced or preloaded process may not be running the code its file holds.
+        if isTool || code.isSigned, let tampering = ProcessInspection.tampering(pid: pid) {
+            code = .unsigned(reason: "\(isTool ? "the security tool's role" : "its signature") cannot vouch for the process: \(tampering)")
         } else if isTool {
             return Caller(pid: pid, uid: uid, executable: executable, code: code, role: .securityTool,
                           accessGroups: AccessGroups([Caller.securityToolGroup]))

@@ -23,10 +23,28 @@ public final class DaemonKeychain: @unchecked Sendable {
         CommandRunner.productsDirectory.appendingPathComponent("securityd").path
     }
 
+    /// The log of a daemon started by ``connect()``.
+    public var log: String { String(home.dropLast("/keychain".count)) + "/securityd.log" }
+
+    /// What the daemon's log holds so far (for failure messages).
+    public var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
     /// A new connection (starting the daemon when none runs).
     public func connect() throws -> KeychainClient {
-        // A daemon started here derives passcodes cheaply and exits when idle.
-        try KeychainClient.connect(paths, daemon: Self.daemonExecutable, daemonEnvironment: CommandRunner.testEnvironment)
+        // A daemon started here derives passcodes cheaply, exits when idle, and logs.
+        try KeychainClient.connect(
+            paths, daemon: Self.daemonExecutable,
+            daemonEnvironment: CommandRunner.testEnvironment.merging(["TROUSSEAU_SECURITYD_LOG": log]) { _, new in new })
+    }
+
+    /// The enclave processes of this keychain.
+    public func enclaves() -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { pid_t($0) }.filter { pid in
+            guard DaemonControl.isRunning(pid), let cmdline = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            let words = cmdline.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return words.first?.hasSuffix("/trousseau-enclave") == true && words.contains(home)
+        }
     }
 
     /// The running securityd processes serving this keychain.

@@ -151,6 +151,14 @@ let teamB = "BBBBBBBBBB"
         #expect(issue.status == 30, "errSecMissingEntitlement's low byte: \(issue.stderr)")
     }
 
+    @Test func aPreloadedToolLosesItsRole() throws {
+        let preloaded = try CommandRunner.run(
+            "security", ["find-generic-password", "-s", "probe", "-a", "x1"],
+            environment: fixture.environment.merging(["LD_PRELOAD": "libm.so.6"]) { _, new in new })
+        #expect(preloaded.status == 44, "\(preloaded.stderr)")
+        #expect(fixture.daemonLog.contains("the security tool's role cannot vouch for the process: it was started with LD_PRELOAD"))
+    }
+
     @Test func issuingWithAPasscodeNeedsIt() throws {
         #expect(try security("set-keychain-password", input: "1234\n1234\n").status == 0)
         #expect(try security("create-developer-identity", "--team", teamB, "--out", fixture.directory + "/b1").status != 0)
