@@ -46,6 +46,21 @@ import X509
         #expect(try fixture.run("genuine", "find", "x").group == "\(teamA).one")
     }
 
+    @Test func displayShowsTheSignatureAndWhetherThisKeychainTrustsIt() throws {
+        let path = try fixture.signedApp("shown", identity: identityA, entitlements: Self.entitlements)
+        let shown = try fixture.security("codesign", "--display", path)
+        #expect(shown.status == 0, "\(shown.stderr)")
+        for line in ["Executable=\(path)", "Authority=Trousseau Developer: \(teamA)", "TeamIdentifier=\(teamA)",
+                     "Verification=valid for \(fixture.keychain.home)", "    keychain-access-groups=\(teamA).one"] {
+            #expect(shown.stdout.split(separator: "\n").contains(Substring(line)), "missing \(line) in:\n\(shown.stdout)")
+        }
+        try edit("shown") { $0[100] ^= 0x01 }
+        #expect(try fixture.security("codesign", "--display", path).stdout.contains("Verification=not valid for \(fixture.keychain.home): the executable was modified after it was signed"))
+        let unsigned = try fixture.app("plain")
+        let refused = try fixture.security("codesign", "--display", unsigned)
+        #expect(refused.status == 1 && refused.stderr == "\(unsigned): code object is not signed at all\n")
+    }
+
     @Test func aForgedSignature() throws {
         try fixture.signedApp("forged", identity: identityA, entitlements: Self.entitlements)
         try edit("forged") { file in
