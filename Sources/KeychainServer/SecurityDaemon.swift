@@ -49,6 +49,7 @@ public final class SecurityDaemon: Sendable {
                     usleep(10_000)
                     continue
                 }
+                DaemonLog.write("accept failed: \(String(cString: strerror(errno))); stopping")
                 break
             }
             let accepted = state.withLock { state -> Bool in
@@ -73,7 +74,8 @@ public final class SecurityDaemon: Sendable {
     /// Stops accepting and lets in-flight requests finish: each connection's read side is
     /// shut, so a thread waiting for its next request sees end of stream, and a thread in
     /// the middle of one still sends its answer.
-    public func stop() {
+    public func stop(reason: String) {
+        DaemonLog.write("stopping: \(reason)")
         let open = state.withLock { state -> Set<Int32> in
             state.stopping = true
             return state.connections
@@ -128,7 +130,7 @@ public final class SecurityDaemon: Sendable {
             let idle = state.withLock { $0.connections.isEmpty && ContinuousClock.now - $0.lastActivity >= idleExit }
             if idle {
                 timer.cancel()
-                stop()
+                stop(reason: "idle for \(idleExit)")
             }
         }
         timer.resume()

@@ -61,7 +61,10 @@ func fatal(_ message: String) -> Never {
 do {
     try ProcessHardening.apply()
     try KeychainStore.prepareHome(paths.home)
-    guard try DaemonLock.acquire(home: paths.home) else { exit(0) }  // another daemon serves this keychain
+    guard try DaemonLock.acquire(home: paths.home) else {
+        DaemonLog.write("another securityd serves \(paths.home); exiting")
+        exit(0)
+    }
     let enclave = try EnclaveClient.launch(
         home: paths.home, unsafeFastPasscodeKDF: environment["TROUSSEAU_UNSAFE_FAST_KDF"] == "1")
     let store = try KeychainStore(directory: paths.home, keybag: enclave)
@@ -78,10 +81,12 @@ do {
     for signalNumber in [SIGTERM, SIGINT] {
         signal(signalNumber, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-        source.setEventHandler { @Sendable in daemon.stop() }  // @Sendable: not main-actor code; it runs on a global queue
+        let name = signalNumber == SIGTERM ? "SIGTERM" : "SIGINT"
+        source.setEventHandler { @Sendable in daemon.stop(reason: name) }  // @Sendable: not main-actor code; it runs on a global queue
         source.resume()
         signalSources.append(source)
     }
+    DaemonLog.write("serving \(paths.home) on \(paths.socket)")
     daemon.run()
     if listener != 3 { unlink(paths.socket) }
     withExtendedLifetime((signalSources, store, enclave)) {}
