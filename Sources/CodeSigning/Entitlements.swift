@@ -1,5 +1,5 @@
 public import FoundationEssentials
-public import KeychainModel
+import KeychainModel
 
 /// The entitlements a signature grants an executable: the three that decide its keychain
 /// access groups. Other keys of an entitlements file are not signed and grant nothing.

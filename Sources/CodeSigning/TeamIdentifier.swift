@@ -1,4 +1,4 @@
-public import KeychainModel
+import KeychainModel
 
 /// A developer's Team ID, as Apple issues them: ten upper-case letters and digits. Every
 /// access group a team claims starts with it and a dot.

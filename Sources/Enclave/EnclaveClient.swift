@@ -45,11 +45,7 @@ public final class EnclaveClient: Keybag {
     /// process's executable.
     public static var defaultExecutable: String {
         if let path = ProcessInfo.processInfo.environment["TROUSSEAU_ENCLAVE"], !path.isEmpty { return path }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        let executable = length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
-        let directory = executable.lastIndex(of: "/").map { String(executable[..<$0]) } ?? "."
-        return directory + "/trousseau-enclave"
+        return ProcessExecutable.sibling("trousseau-enclave")
     }
 
     /// Starts an enclave process for the keychain in `home` and connects to it.

@@ -25,10 +25,7 @@ public final class KeychainClient: Sendable {
     /// process's executable.
     public static var defaultDaemon: String {
         if let path = ProcessInfo.processInfo.environment["TROUSSEAU_SECURITYD"], !path.isEmpty { return path }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        let executable = length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
-        return (executable.lastIndex(of: "/").map { String(executable[..<$0]) } ?? ".") + "/securityd"
+        return ProcessExecutable.sibling("securityd")
     }
 
     /// Connects to the daemon of the keychain at `paths`, starting it when nobody listens.

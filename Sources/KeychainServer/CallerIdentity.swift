@@ -67,7 +67,9 @@ public final class CallerIdentification: Sendable {
         guard uid == getuid() else {
             throw KeychainError(status: OSStatusCode.missingEntitlement, message: "a process of another user (uid \(uid)) is refused")
         }
-        let executable = try Self.executable(of: pid)
+        guard let executable = ProcessExecutable.path(of: pid) else {
+            throw KeychainError(status: OSStatusCode.io, message: "cannot read the executable of pid \(pid): \(String(cString: strerror(errno)))")
+        }
         let exe = open("/proc/\(pid)/exe", O_RDONLY | O_CLOEXEC)
         guard exe >= 0 else {
             throw KeychainError(status: OSStatusCode.io, message: "cannot open the executable of pid \(pid): \(String(cString: strerror(errno)))")
@@ -100,14 +102,5 @@ public final class CallerIdentification: Sendable {
         var open = stat()
         var named = stat()
         return fstat(fd, &open) == 0 && stat(path, &named) == 0 && open.st_dev == named.st_dev && open.st_ino == named.st_ino
-    }
-
-    static func executable(of pid: Int32) throws -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
-        guard length > 0 else {
-            throw KeychainError(status: OSStatusCode.io, message: "cannot read the executable of pid \(pid): \(String(cString: strerror(errno)))")
-        }
-        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

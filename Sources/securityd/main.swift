@@ -43,15 +43,6 @@ if arguments.contains("--print-socket") {
     exit(0)
 }
 
-/// An executable installed in securityd's own directory.
-func siblingExecutable(_ name: String) -> String? {
-    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    guard length > 0 else { return nil }
-    let executable = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    return executable.lastIndex(of: "/").map { String(executable[..<$0]) + "/" + name }
-}
-
 func fatal(_ message: String) -> Never {
     var line = "securityd: \(message)\n"
     line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
@@ -74,7 +65,7 @@ do {
         listener: listener, dispatcher: RequestDispatcher(store: store, enclave: enclave, home: paths.home),
         identification: CallerIdentification(
             rootDirectories: [DeveloperRoots.userDirectory(home: paths.home), DeveloperRoots.systemDirectory],
-            securityTool: siblingExecutable("security")),
+            securityTool: ProcessExecutable.sibling("security")),
         idleExit: idleSeconds > 0 ? .seconds(idleSeconds) : nil)
 
     var signalSources: [any DispatchSourceSignal] = []
