@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "trousseau-enclave", targets: ["trousseau-enclave"]),
         .executable(name: "securityd", targets: ["securityd"]),
         .library(name: "KeychainClient", targets: ["KeychainClient"]),
+        .library(name: "Security", targets: ["Security"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
@@ -82,6 +83,10 @@ let package = Package(
             name: "KeychainClient",
             dependencies: ["KeychainModel"]
         ),
+        .target(
+            name: "Security",
+            dependencies: ["KeychainClient", "KeychainModel"]
+        ),
         .executableTarget(
             name: "security",
             dependencies: [
@@ -110,6 +115,10 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ]
+        ),
+        .testTarget(
+            name: "SecurityAPITests",
+            dependencies: ["Security", "KeychainTestSupport", "securityd", "trousseau-enclave"]
         ),
         .testTarget(name: "KeychainModelTests", dependencies: ["KeychainModel"]),
         .testTarget(

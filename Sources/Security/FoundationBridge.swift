@@ -1,0 +1,57 @@
+import Foundation
+import KeychainModel
+
+/// Converts between the Foundation objects of Apple-style queries and results and the
+/// keychain's own values.
+enum FoundationBridge {
+    /// A query dictionary's entries as keychain values.
+    ///
+    /// - Throws: `errSecParam` for a key that is not a string or a value of a type no
+    ///   keychain attribute has.
+    static func query(_ dictionary: CFDictionary) throws -> [String: KeychainValue] {
+        var query: [String: KeychainValue] = [:]
+        for (key, value) in dictionary {
+            guard let key = key as? String else {
+                throw KeychainError(status: OSStatusCode.param, message: "a query key is not a string")
+            }
+            query[key] = try keychainValue(value as AnyObject, key: key)
+        }
+        return query
+    }
+
+    static func keychainValue(_ object: AnyObject, key: String) throws -> KeychainValue {
+        switch object {
+        case let number as NSNumber:
+            // Booleans bridge to NSNumber too; their encoding is "c" (CFBoolean on Apple's side).
+            if String(cString: number.objCType) == "c" { return .bool(number.boolValue) }
+            return .number(number.int64Value)
+        case let string as String:
+            return .string(string)
+        case let data as Data:
+            return .data(data)
+        case let date as Date:
+            return .date(date)
+        case let array as [AnyObject]:
+            return .array(try array.map { try keychainValue($0, key: key) })
+        case let dictionary as NSDictionary:
+            return .dictionary(try query(dictionary))
+        default:
+            throw KeychainError(status: OSStatusCode.param, message: "the value of \(key) is a \(type(of: object)), which no keychain attribute takes")
+        }
+    }
+
+    /// A result as the Foundation object Apple returns: NSData, NSDictionary (string keys),
+    /// NSArray, NSString, NSNumber or NSDate.
+    static func object(_ value: KeychainValue) -> AnyObject {
+        switch value {
+        case .string(let string): NSString(string: string)
+        case .data(let data): NSData(data: data)
+        case .number(let number): NSNumber(value: number)
+        case .bool(let bool): NSNumber(value: bool)
+        case .date(let date): NSDate(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate)
+        case .array(let array): NSArray(array: array.map(object))
+        case .dictionary(let dictionary):
+            NSDictionary(dictionary: Dictionary(uniqueKeysWithValues: dictionary.map { ($0.key, object($0.value)) }))
+        }
+    }
+}
