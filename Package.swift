@@ -85,7 +85,14 @@ let package = Package(
         ),
         .target(
             name: "Security",
-            dependencies: ["KeychainClient", "KeychainModel"]
+            // X509 is not imported, only built first: swift-certificates compiles SecCertificate
+            // glue under `#if canImport(Security)`, and building it first keeps that glue out of
+            // a clean build (see SecCertificate.swift for an incremental one).
+            dependencies: [
+                "KeychainClient", "KeychainModel",
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
         ),
         .executableTarget(
             name: "security",
