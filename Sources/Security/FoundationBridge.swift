@@ -10,13 +10,44 @@ enum FoundationBridge {
     ///   keychain attribute has.
     static func query(_ dictionary: CFDictionary) throws -> [String: KeychainValue] {
         var query: [String: KeychainValue] = [:]
+        var accessControl: AnyObject?
         for (key, value) in dictionary {
             guard let key = key as? String else {
                 throw KeychainError(status: OSStatusCode.param, message: "a query key is not a string")
             }
-            query[key] = try keychainValue(value as AnyObject, key: key)
+            if key == accessControlKey {
+                accessControl = value as AnyObject
+            } else {
+                query[key] = try keychainValue(value as AnyObject, key: key)
+            }
         }
+        if let accessControl { try apply(accessControl, to: &query) }
         return query
+    }
+
+    /// `kSecAttrAccessControl`, which is a SecAccessControl rather than a property-list value.
+    private static let accessControlKey = "accc"
+
+    /// `kSecAttrAccessControl`: its protection class becomes the item's. Constraints that need
+    /// the user are not enforced yet, so an item asking for them is refused rather than
+    /// stored unprotected.
+    private static func apply(_ object: AnyObject, to query: inout [String: KeychainValue]) throws {
+        guard let access = object as? SecAccessControl else {
+            throw KeychainError(status: OSStatusCode.param, message: "the value of accc is not a SecAccessControl")
+        }
+        if query[ItemSchema.Name.synchronizable]?.boolValue == true {
+            throw KeychainError(status: OSStatusCode.param, message: "a synchronizable item cannot have an access control")
+        }
+        guard !access.requiresAuthentication else {
+            throw KeychainError(
+                status: OSStatusCode.unimplemented,
+                message: "access controls that need user presence, biometry or an application password are not enforced yet")
+        }
+        let protection = KeychainValue.string(access.protection.rawValue)
+        if let given = query[ItemSchema.Name.accessible], given != protection {
+            throw KeychainError(status: OSStatusCode.param, message: "kSecAttrAccessible and kSecAttrAccessControl disagree")
+        }
+        query[ItemSchema.Name.accessible] = protection
     }
 
     static func keychainValue(_ object: AnyObject, key: String) throws -> KeychainValue {

@@ -2,34 +2,22 @@ import KeychainClient
 import KeychainModel
 import Synchronization
 
-/// The process's connection to its keychain's securityd, made on first use (starting the
-/// daemon if needed) and made again after the daemon restarts.
+/// The keychain the Security functions of this process use: the one `KEYCHAIN_HOME` names
+/// (or the default), unless ``TrousseauKeychain/use(home:daemonEnvironment:)`` chose another.
 enum KeychainConnection {
-    private static let shared = Mutex<KeychainClient?>(nil)
-    static let location = Mutex<(paths: KeychainPaths, daemonEnvironment: [String: String])?>(nil)
+    private static let current = Mutex<Keychain?>(nil)
 
-    /// Sends a request; a broken connection is replaced once (a restarted daemon).
-    static func call(_ request: ServiceRequest) throws -> KeychainValue? {
-        do {
-            return try client().call(request)
-        } catch let error as KeychainError where error.status == OSStatusCode.io {
-            reset()
-            return try client().call(request)
+    static var keychain: Keychain {
+        current.withLock { keychain in
+            if let keychain { return keychain }
+            let opened = Keychain()
+            keychain = opened
+            return opened
         }
     }
 
-    static func reset() {
-        shared.withLock { $0 = nil }
-    }
-
-    private static func client() throws -> KeychainClient {
-        try shared.withLock { client in
-            if let client { return client }
-            let (paths, environment) = location.withLock { $0 } ?? (KeychainPaths.fromEnvironment(), [:])
-            let connected = try KeychainClient.connect(paths, daemonEnvironment: environment)
-            client = connected
-            return connected
-        }
+    static func use(_ keychain: Keychain) {
+        current.withLock { $0 = keychain }
     }
 }
 
@@ -38,7 +26,6 @@ public enum TrousseauKeychain {
     /// Uses the keychain in `home` instead of `KEYCHAIN_HOME` (or the default) from now on;
     /// a daemon this process starts gets `daemonEnvironment` added to its environment.
     public static func use(home: String, daemonEnvironment: [String: String] = [:]) {
-        KeychainConnection.location.withLock { $0 = (KeychainPaths(home: home), daemonEnvironment) }
-        KeychainConnection.reset()
+        KeychainConnection.use(Keychain(paths: KeychainPaths(home: home), daemonEnvironment: daemonEnvironment))
     }
 }

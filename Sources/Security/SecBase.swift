@@ -53,5 +53,5 @@ public let errSecMissingEntitlement: OSStatus = -34018
 ///
 /// - Parameter reserved: unused, as on Apple platforms.
 public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
-    NSString(string: KeychainError.appleMessage(for: status))
+    NSString(string: securityFrameworkMessages[status] ?? KeychainError.appleMessage(for: status))
 }

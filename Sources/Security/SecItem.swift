@@ -1,39 +1,45 @@
 import Foundation
+import KeychainClient
 import KeychainModel
 
-// Apple's SecItem functions (Security/SecItem.h) with iOS semantics, over the keychain's
-// securityd. Every call is one request; errors are Apple's OSStatus codes.
+// Apple's SecItem functions (Security/SecItem.h) with iOS semantics, over
+// the keychain's typed API (KeychainClient.Keychain). Every call is one request to securityd;
+// errors are Apple's OSStatus codes.
 
 /// Adds an item. With `kSecReturn…` keys, `result` receives the added item as
 /// `SecItemCopyMatching` would return it.
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-    perform(result) { .add(try FoundationBridge.query(attributes)) }
+    perform(result) { keychain in try keychain.add(try FoundationBridge.query(attributes)) }
 }
 
 /// Finds items: `result` receives data, an attribute dictionary, a persistent reference,
 /// or an array of them, as the `kSecReturn…` and `kSecMatchLimit` keys ask.
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-    perform(result) { .copyMatching(try FoundationBridge.query(query)) }
+    perform(result) { keychain in try keychain.copyMatching(try FoundationBridge.query(query)) }
 }
 
 /// Changes the attributes (or data) of every item the query matches.
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
-    perform(nil) { .update(try FoundationBridge.query(query), attributes: try FoundationBridge.query(attributesToUpdate)) }
+    perform(nil) { keychain in
+        try keychain.update(try FoundationBridge.query(query), with: try FoundationBridge.query(attributesToUpdate))
+        return nil
+    }
 }
 
 /// Deletes every item the query matches.
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
-    perform(nil) {
+    perform(nil) { keychain in
         var parsed = try FoundationBridge.query(query)
         // macOS accepts kSecMatchLimitAll on delete (it is what delete does anyway).
         if parsed[QueryKey.matchLimit] == .string(QueryKey.matchLimitAll) { parsed[QueryKey.matchLimit] = nil }
-        return .delete(parsed)
+        try keychain.delete(parsed)
+        return nil
     }
 }
 
-private func perform(_ result: UnsafeMutablePointer<CFTypeRef?>?, _ request: () throws -> ServiceRequest) -> OSStatus {
+private func perform(_ result: UnsafeMutablePointer<CFTypeRef?>?, _ call: (Keychain) throws -> KeychainValue?) -> OSStatus {
     do {
-        let value = try KeychainConnection.call(try request())
+        let value = try call(KeychainConnection.keychain)
         result?.pointee = value.map(FoundationBridge.object)
         return errSecSuccess
     } catch let error as KeychainError {

@@ -1,0 +1,112 @@
+import Dispatch
+public import KeychainModel
+import Synchronization
+
+/// A keychain as this process sees it: Trousseau's Swift API over securityd.
+///
+/// Two levels share one connection. The item level names items by their kind
+/// (``GenericPassword``, ``InternetPassword``) and returns typed results; the query level
+/// takes and returns the dictionaries of Apple's `SecItem` functions, and is what the
+/// `Security` module is built on. Every call is one request to the daemon, which decides
+/// from this process's code signature which access groups it may touch.
+///
+/// ```swift
+/// let keychain = Keychain()
+/// try keychain.set(Data("s3cret".utf8), for: GenericPassword(service: "api.example.com", account: "alice"))
+/// let token = try await keychain.secret(for: GenericPassword(service: "api.example.com", account: "alice"))
+/// ```
+///
+/// Every method throws ``KeychainError`` carrying Apple's OSStatus. The synchronous methods
+/// block on the socket; the `async` ones run the same call off the cooperative thread pool.
+public struct Keychain: Sendable {
+    /// Where the keychain lives (`KEYCHAIN_HOME`, else `~/.local/share/trousseau`).
+    public let paths: KeychainPaths
+    private let connection: Connection
+
+    /// The keychain at `paths`.
+    ///
+    /// - Parameter daemonEnvironment: variables added to the environment of a securityd
+    ///   this process has to start (tests use it; applications need none).
+    public init(paths: KeychainPaths = .fromEnvironment(), daemonEnvironment: [String: String] = [:]) {
+        self.paths = paths
+        self.connection = Connection(paths: paths, daemonEnvironment: daemonEnvironment)
+    }
+
+    // MARK: - Query level (Apple's dictionaries)
+
+    /// `SecItemAdd`: adds the item the attributes describe; returns what its `r_…` keys ask for.
+    @discardableResult
+    public func add(_ attributes: [String: KeychainValue]) throws(KeychainError) -> KeychainValue? {
+        try connection.call(.add(attributes))
+    }
+
+    /// `SecItemCopyMatching`: data, attributes or persistent references of the matching
+    /// items, one or an array as `m_Limit` asks.
+    public func copyMatching(_ query: [String: KeychainValue]) throws(KeychainError) -> KeychainValue? {
+        try connection.call(.copyMatching(query))
+    }
+
+    /// `SecItemUpdate`: changes every matching item.
+    public func update(_ query: [String: KeychainValue], with attributes: [String: KeychainValue]) throws(KeychainError) {
+        try connection.call(.update(query, attributes: attributes))
+    }
+
+    /// `SecItemDelete`: deletes every matching item.
+    public func delete(_ query: [String: KeychainValue]) throws(KeychainError) {
+        try connection.call(.delete(query))
+    }
+}
+
+extension Keychain {
+    /// The process's connection to securityd: made on first use (starting the daemon if
+    /// none runs) and made again once after the daemon restarted.
+    final class Connection: Sendable {
+        private let paths: KeychainPaths
+        private let daemonEnvironment: [String: String]
+        private let client = Mutex<KeychainClient?>(nil)
+
+        init(paths: KeychainPaths, daemonEnvironment: [String: String]) {
+            self.paths = paths
+            self.daemonEnvironment = daemonEnvironment
+        }
+
+        @discardableResult
+        func call(_ request: ServiceRequest) throws(KeychainError) -> KeychainValue? {
+            do {
+                do {
+                    return try connected().call(request)
+                } catch let error as KeychainError where error.status == OSStatusCode.io {
+                    client.withLock { $0 = nil }  // the daemon went away: the next one answers
+                    return try connected().call(request)
+                }
+            } catch let error as KeychainError {
+                throw error
+            } catch {
+                throw KeychainError(status: OSStatusCode.internalComponent, message: "\(type(of: error))")
+            }
+        }
+
+        private func connected() throws -> KeychainClient {
+            try client.withLock { client in
+                if let client { return client }
+                let connected = try KeychainClient.connect(paths, daemonEnvironment: daemonEnvironment)
+                client = connected
+                return connected
+            }
+        }
+    }
+
+    /// Runs a blocking call on a dispatch thread, keeping the cooperative pool free.
+    static func offload<Result: Sendable>(_ body: @escaping @Sendable () throws(KeychainError) -> Result) async throws(KeychainError) -> Result {
+        let outcome: Swift.Result<Result, KeychainError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                do throws(KeychainError) {
+                    continuation.resume(returning: .success(try body()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try outcome.get()
+    }
+}
