@@ -111,6 +111,11 @@ let package = Package(
             path: "Tests/KeychainTestSupport"
         ),
         .executableTarget(
+            name: "keychain-example",
+            dependencies: ["Security"],
+            path: "Examples/KeychainExample"
+        ),
+        .executableTarget(
             name: "keychain-probe",
             dependencies: ["KeychainClient", "KeychainModel"],
             path: "Tests/Probe"
@@ -125,7 +130,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SecurityAPITests",
-            dependencies: ["Security", "KeychainTestSupport", "securityd", "trousseau-enclave"]
+            dependencies: ["Security", "KeychainClient", "KeychainTestSupport", "securityd", "trousseau-enclave", "security", "keychain-example"]
         ),
         .testTarget(name: "KeychainModelTests", dependencies: ["KeychainModel"]),
         .testTarget(

@@ -6,19 +6,12 @@ import Testing
 // `as CFDictionary`, `kSec*` constants and OSStatus checks. Only the first lines of
 // `SecItemTests.init` are Linux-specific (which keychain the test process uses).
 
-/// One keychain for the whole target: the Security API has one connection per process.
-let sharedKeychain: DaemonKeychain = {
-    let keychain = try! DaemonKeychain()
-    TrousseauKeychain.use(home: keychain.home, daemonEnvironment: CommandRunner.testEnvironment)
-    return keychain
-}()
-
-@Suite(.serialized) struct SecItemTests {
+extension SecurityAPI {
+@Suite struct SecItemTests {
     let service: String
 
     init() {
-        _ = sharedKeychain
-        service = "com.example.tests." + UUID().uuidString  // each test its own items
+        service = SecurityAPI.useSharedKeychain()  // each test its own items
     }
 
     func genericPassword(_ account: String) -> [String: Any] {
@@ -37,7 +30,7 @@ let sharedKeychain: DaemonKeychain = {
         #expect(SecItemCopyMatching(search as CFDictionary, &item) == errSecSuccess)
         let data = item as? Data
         #expect(data.map { String(decoding: $0, as: UTF8.self) } == "s3cret")
-        #expect(sharedKeychain.daemons().count == 1, "through the test keychain's own daemon")
+        #expect(SecurityAPI.sharedKeychain.daemons().count == 1, "through the test keychain's own daemon")
     }
 
     @Test func attributesAndPersistentReferences() throws {
@@ -152,4 +145,5 @@ let sharedKeychain: DaemonKeychain = {
         #expect(SecRandomCopyBytes(kSecRandomDefault, second.count, &second) == errSecSuccess)
         #expect(first != second && first != [UInt8](repeating: 0, count: 33))
     }
+}
 }

@@ -1,18 +1,17 @@
-import CodeSigning
 import Foundation
 import KeychainModel
-import KeychainTestSupport
 import Testing
 
-/// Copies of `keychain-probe` in a temporary directory, signed (or not) by developer
-/// identities of a real daemon's keychain, and run as that daemon's clients.
-final class SignedAppsFixture: @unchecked Sendable {
+/// Copies of a test program (`keychain-probe`, `keychain-example`) in a temporary directory,
+/// signed (or not) by developer identities of a real daemon's keychain, and run as that
+/// daemon's clients.
+public final class SignedAppsFixture: @unchecked Sendable {
     // @unchecked: immutable after init.
-    let keychain: DaemonKeychain
-    let directory: String
-    var log: String { directory + "/securityd.log" }
+    public let keychain: DaemonKeychain
+    public let directory: String
+    public var log: String { directory + "/securityd.log" }
 
-    init() throws {
+    public init() throws {
         keychain = try DaemonKeychain()
         directory = try TemporaryKeychain.makeTemporaryDirectory()
     }
@@ -23,7 +22,7 @@ final class SignedAppsFixture: @unchecked Sendable {
     }
 
     /// The environment of every command: this keychain, its daemon (with a log).
-    var environment: [String: String] {
+    public var environment: [String: String] {
         [
             "KEYCHAIN_HOME": keychain.home,
             "TROUSSEAU_SECURITYD": DaemonKeychain.daemonExecutable,
@@ -31,38 +30,38 @@ final class SignedAppsFixture: @unchecked Sendable {
         ]
     }
 
-    var daemonLog: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+    public var daemonLog: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
 
-    func security(_ arguments: String...) throws -> CommandResult {
+    public func security(_ arguments: String...) throws -> CommandResult {
         try CommandRunner.run("security", arguments, environment: environment)
     }
 
     /// A developer identity of `team` issued by this keychain's local root.
     @discardableResult
-    func identity(team: String, appGroups: [String] = []) throws -> String {
+    public func identity(team: String, appGroups: [String] = []) throws -> String {
         let out = directory + "/identity-" + team
         let result = try security(["create-developer-identity", "--team", team, "--out", out] + appGroups.flatMap { ["--app-group", $0] })
         #expect(result.status == 0, "create-developer-identity: \(result.stderr)")
         return out
     }
 
-    func security(_ arguments: [String]) throws -> CommandResult {
+    public func security(_ arguments: [String]) throws -> CommandResult {
         try CommandRunner.run("security", arguments, environment: environment)
     }
 
-    /// A fresh copy of the probe, unsigned.
+    /// A fresh copy of `program`, unsigned.
     @discardableResult
-    func app(_ name: String) throws -> String {
+    public func app(_ name: String, program: String = "keychain-probe") throws -> String {
         let path = directory + "/" + name
         try? FileManager.default.removeItem(atPath: path)
-        try FileManager.default.copyItem(atPath: CommandRunner.productsDirectory.appendingPathComponent("keychain-probe").path, toPath: path)
+        try FileManager.default.copyItem(atPath: CommandRunner.productsDirectory.appendingPathComponent(program).path, toPath: path)
         return path
     }
 
-    /// A fresh copy of the probe signed with `identity` and entitlements (a JSON object).
+    /// A fresh copy of `program` signed with `identity` and entitlements (a JSON object).
     @discardableResult
-    func signedApp(_ name: String, identity: String, entitlements: String) throws -> String {
-        let path = try app(name)
+    public func signedApp(_ name: String, program: String = "keychain-probe", identity: String, entitlements: String) throws -> String {
+        let path = try app(name, program: program)
         let file = directory + "/" + name + ".entitlements.json"
         try entitlements.write(toFile: file, atomically: true, encoding: .utf8)
         let result = try security("codesign", "--identity", identity, "--entitlements", file, path)
@@ -71,7 +70,7 @@ final class SignedAppsFixture: @unchecked Sendable {
     }
 
     /// Runs an app of the fixture with the probe's arguments.
-    func run(_ name: String, _ arguments: String..., environment extra: [String: String] = [:], wrapper: [String] = []) throws -> ProbeResult {
+    public func run(_ name: String, _ arguments: String..., environment extra: [String: String] = [:], wrapper: [String] = []) throws -> ProbeResult {
         let path = directory + "/" + name
         let result = wrapper.isEmpty
             ? try CommandRunner.run(executable: path, arguments, environment: environment.merging(extra) { _, new in new })
@@ -80,14 +79,14 @@ final class SignedAppsFixture: @unchecked Sendable {
     }
 }
 
-/// What a probe printed: its OSStatus, then the item's group and data, or a list.
-struct ProbeResult: CustomStringConvertible {
-    var status: Int32?
-    var group: String?
-    var data: String?
-    var items: [String] = []
+/// What a test program printed: its OSStatus, then the item's group and data, or a list.
+public struct ProbeResult: CustomStringConvertible {
+    public var status: Int32?
+    public var group: String?
+    public var data: String?
+    public var items: [String] = []
 
-    init(_ output: String) {
+    public init(_ output: String) {
         for line in output.split(separator: "\n").map(String.init) {
             if line.hasPrefix("status=") {
                 status = Int32(line.dropFirst("status=".count))
@@ -101,5 +100,5 @@ struct ProbeResult: CustomStringConvertible {
         }
     }
 
-    var description: String { "status \(status.map(String.init) ?? "none") group \(group ?? "-") items \(items)" }
+    public var description: String { "status \(status.map(String.init) ?? "none") group \(group ?? "-") items \(items)" }
 }
