@@ -130,7 +130,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SecurityAPITests",
-            dependencies: ["Security", "KeychainClient", "KeychainTestSupport", "securityd", "trousseau-enclave", "security", "keychain-example"]
+            dependencies: [
+                "Security", "KeychainClient", "KeychainTestSupport", "securityd", "trousseau-enclave", "security", "keychain-example",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(name: "KeychainModelTests", dependencies: ["KeychainModel"]),
         .testTarget(

@@ -114,6 +114,10 @@ public final class KeychainClient: Sendable {
     public func call(_ request: ServiceRequest) throws -> KeychainValue? {
         var payload = ServiceWire.encode(request)
         defer { payload.withUnsafeMutableBytes { SecretBytes.zero($0) } }
+        // securityd would drop the connection on a frame this large; say why instead.
+        guard payload.count <= ServiceWire.maximumFrameSize else {
+            throw KeychainError(status: OSStatusCode.dataTooLarge, message: "the request is larger than \(ServiceWire.maximumFrameSize) bytes")
+        }
         let response = try connection.withLock { fd -> ServiceResponse in
             try FrameIO.write(payload, to: fd)
             guard let frame = try FrameIO.read(from: fd, maximumSize: ServiceWire.maximumFrameSize) else {
