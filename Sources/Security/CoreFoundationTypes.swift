@@ -44,6 +44,3 @@ public func CFErrorGetDomain(_ error: CFError!) -> CFErrorDomain! {
 public func CFErrorCopyDescription(_ error: CFError!) -> CFString! {
     NSString(string: error.localizedDescription)
 }
-
-/// The `NSError` domain of errors carrying an OSStatus, as on Apple platforms.
-public let NSOSStatusErrorDomain = "NSOSStatusErrorDomain"
