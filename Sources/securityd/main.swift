@@ -50,6 +50,7 @@ func fatal(_ message: String) -> Never {
 }
 
 do {
+    DaemonLog.write("starting for \(paths.home)")  // with the pid: tells daemons of one home apart
     try ProcessHardening.apply()
     try KeychainStore.prepareHome(paths.home)
     guard try DaemonLock.acquire(home: paths.home) else {

@@ -172,7 +172,8 @@ import Testing
             let old = current
             let change = Task.detached { try? enclave.changePasscode(old: old, new: next) }
             try await Task.sleep(for: .microseconds(Int.random(in: 0...40000, using: &generator)))
-            kill(pid, SIGKILL)
+            // Only if it is still that enclave: a pid that exited may belong to another process now.
+            if ProcessExecutable.path(of: pid)?.hasSuffix("/trousseau-enclave") == true { kill(pid, SIGKILL) }
             _ = await change.value
             try keychain.restart()
             if (try? keychain.enclave.unlock(passcode: next)) != nil {

@@ -130,7 +130,7 @@ import Testing
             let all = try again.copyMatching(genericPassword(["m_Limit": .string("m_LimitAll"), "r_Data": .bool(true)]))?.array
             #expect(all?.count == 50)
         } catch {
-            Issue.record("after the restart: \(error); daemon log:\n\(keychain.logText)")
+            Issue.record("after the restart: \(error); killed \(pid), daemons now \(keychain.daemons()); daemon log:\n\(keychain.logText)")
         }
         #expect(keychain.daemons().count == 1)
         #expect(keychain.daemons().first != pid)
