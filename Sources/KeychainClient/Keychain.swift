@@ -59,7 +59,9 @@ public struct Keychain: Sendable {
 
 extension Keychain {
     /// The process's connection to securityd: made on first use (starting the daemon if
-    /// none runs) and made again once after the daemon restarted.
+    /// none runs) and made again once after the daemon restarted. A request the old daemon
+    /// applied just before it died is sent again, so a repeated add can then report
+    /// errSecDuplicateItem.
     final class Connection: Sendable {
         private let paths: KeychainPaths
         private let daemonEnvironment: [String: String]

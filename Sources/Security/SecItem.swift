@@ -39,7 +39,7 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
 
 private func perform(_ result: UnsafeMutablePointer<CFTypeRef?>?, _ call: (Keychain) throws -> KeychainValue?) -> OSStatus {
     do {
-        let value = try call(KeychainConnection.keychain)
+        let value = try call(ProcessKeychain.keychain)
         result?.pointee = value.map(FoundationBridge.object)
         return errSecSuccess
     } catch let error as KeychainError {

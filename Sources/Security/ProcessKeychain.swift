@@ -4,7 +4,7 @@ import Synchronization
 
 /// The keychain the Security functions of this process use: the one `KEYCHAIN_HOME` names
 /// (or the default), unless ``TrousseauKeychain/use(home:daemonEnvironment:)`` chose another.
-enum KeychainConnection {
+enum ProcessKeychain {
     private static let current = Mutex<Keychain?>(nil)
 
     static var keychain: Keychain {
@@ -26,6 +26,6 @@ public enum TrousseauKeychain {
     /// Uses the keychain in `home` instead of `KEYCHAIN_HOME` (or the default) from now on;
     /// a daemon this process starts gets `daemonEnvironment` added to its environment.
     public static func use(home: String, daemonEnvironment: [String: String] = [:]) {
-        KeychainConnection.use(Keychain(paths: KeychainPaths(home: home), daemonEnvironment: daemonEnvironment))
+        ProcessKeychain.use(Keychain(paths: KeychainPaths(home: home), daemonEnvironment: daemonEnvironment))
     }
 }
