@@ -12,8 +12,7 @@ extension SecurityAPI {
         let service = SecurityAPI.useSharedKeychain()
 
         func query(_ account: String, _ extra: [String: Any] = [:]) -> [String: Any] {
-            [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service, kSecAttrAccount as String: account]
-                .merging(extra) { $1 }
+            SecurityAPI.genericPassword(service: service, account: account, extra)
         }
 
         func secret(_ account: String) -> String? {

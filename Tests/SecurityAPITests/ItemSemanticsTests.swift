@@ -11,8 +11,7 @@ extension SecurityAPI {
         let service = SecurityAPI.useSharedKeychain()
 
         func query(_ account: String, _ extra: [String: Any] = [:]) -> [String: Any] {
-            [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service, kSecAttrAccount as String: account]
-                .merging(extra) { $1 }
+            SecurityAPI.genericPassword(service: service, account: account, extra)
         }
 
         func secrets(_ search: [String: Any]) -> [String] {

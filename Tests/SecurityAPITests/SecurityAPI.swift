@@ -22,4 +22,10 @@ import Testing
             home: keychain.home,
             daemonEnvironment: CommandRunner.testEnvironment.merging(["TROUSSEAU_SECURITYD_LOG": keychain.log]) { $1 })
     }
+
+    /// A generic-password query dictionary, as Apple-platform code writes one.
+    static func genericPassword(service: String, account: String, _ extra: [String: Any] = [:]) -> [String: Any] {
+        [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service, kSecAttrAccount as String: account]
+            .merging(extra) { $1 }
+    }
 }
