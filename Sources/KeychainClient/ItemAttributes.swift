@@ -39,9 +39,9 @@ public struct ItemAttributes: Hashable, Sendable {
         attributes["icmt"] = comment.map { .string($0) }
         attributes["desc"] = itemDescription.map { .string($0) }
         attributes["gena"] = generic.map { .data($0) }
-        attributes["agrp"] = accessGroup.map { .string($0) }
-        attributes["pdmn"] = protection.map { .string($0.rawValue) }
-        attributes["sync"] = synchronizable.map { .bool($0) }
+        attributes[ItemSchema.Name.accessGroup] = accessGroup.map { .string($0) }
+        attributes[ItemSchema.Name.accessible] = protection.map { .string($0.rawValue) }
+        attributes[ItemSchema.Name.synchronizable] = synchronizable.map { .bool($0) }
         return attributes
     }
 
@@ -50,9 +50,9 @@ public struct ItemAttributes: Hashable, Sendable {
         self.init(
             label: attributes["labl"]?.stringValue, comment: attributes["icmt"]?.stringValue,
             itemDescription: attributes["desc"]?.stringValue, generic: attributes["gena"]?.dataValue,
-            accessGroup: attributes["agrp"]?.stringValue,
-            protection: attributes["pdmn"]?.stringValue.flatMap(ProtectionClass.init(rawValue:)),
-            synchronizable: attributes["sync"]?.boolValue)
+            accessGroup: attributes[ItemSchema.Name.accessGroup]?.stringValue,
+            protection: attributes[ItemSchema.Name.accessible]?.stringValue.flatMap(ProtectionClass.init(rawValue:)),
+            synchronizable: attributes[ItemSchema.Name.synchronizable]?.boolValue)
     }
 }
 
@@ -71,8 +71,8 @@ public struct StoredItem<Item: PasswordItem>: Hashable, Sendable {
         guard let item = Item(attributes: attributes) else { return nil }
         self.item = item
         self.attributes = ItemAttributes(attributes)
-        self.creationDate = attributes["cdat"].flatMap { if case .date(let date) = $0 { date } else { nil } }
-        self.modificationDate = attributes["mdat"].flatMap { if case .date(let date) = $0 { date } else { nil } }
+        self.creationDate = attributes[ItemSchema.Name.creationDate]?.dateValue
+        self.modificationDate = attributes[ItemSchema.Name.modificationDate]?.dateValue
         self.persistentReference = attributes[QueryKey.valuePersistentRef]?.dataValue
     }
 }

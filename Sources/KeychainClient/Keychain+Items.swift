@@ -23,10 +23,10 @@ extension Keychain {
             var changes = attributes.dictionary
             changes[QueryKey.valueData] = .data(secret)
             var query = Self.query(item)
-            query["agrp"] = attributes.accessGroup.map { .string($0) }
-            query["sync"] = .bool(attributes.synchronizable ?? false)
-            changes["agrp"] = nil
-            changes["sync"] = nil
+            query[ItemSchema.Name.accessGroup] = attributes.accessGroup.map { .string($0) }
+            query[ItemSchema.Name.synchronizable] = .bool(attributes.synchronizable ?? false)
+            changes[ItemSchema.Name.accessGroup] = nil
+            changes[ItemSchema.Name.synchronizable] = nil
             try update(query, with: changes)
         }
     }
@@ -55,9 +55,7 @@ extension Keychain {
     public func items<Item: PasswordItem>(
         _ kind: Item.Type, matching attributes: [String: KeychainValue] = [:], accessGroup: String? = nil
     ) throws(KeychainError) -> [StoredItem<Item>] {
-        var query: [String: KeychainValue] = [QueryKey.itemClass: .string(Item.itemClass.rawValue), "sync": .string(QueryKey.synchronizableAny)]
-        query.merge(attributes) { $1 }
-        query["agrp"] = accessGroup.map { .string($0) }
+        var query = Self.scope(kind, accessGroup: accessGroup).merging(attributes) { $1 }
         query[QueryKey.returnAttributes] = .bool(true)
         query[QueryKey.returnPersistentRef] = .bool(true)
         query[QueryKey.matchLimit] = .string(QueryKey.matchLimitAll)
@@ -93,10 +91,8 @@ extension Keychain {
 
     /// Deletes every item of a kind this process may see (in `accessGroup` when given).
     public func deleteAll<Item: PasswordItem>(_ kind: Item.Type, accessGroup: String? = nil) throws(KeychainError) {
-        var query: [String: KeychainValue] = [QueryKey.itemClass: .string(Item.itemClass.rawValue), "sync": .string(QueryKey.synchronizableAny)]
-        query["agrp"] = accessGroup.map { .string($0) }
         do {
-            try delete(query)
+            try delete(Self.scope(kind, accessGroup: accessGroup))
         } catch .itemNotFound {}
     }
 
@@ -104,11 +100,18 @@ extension Keychain {
         item.namingAttributes.merging([QueryKey.itemClass: .string(Item.itemClass.rawValue)]) { $1 }
     }
 
-    private static func search<Item: PasswordItem>(_ item: Item, accessGroup: String?) -> [String: KeychainValue] {
-        var query = query(item)
-        query["sync"] = .string(QueryKey.synchronizableAny)
-        query["agrp"] = accessGroup.map { .string($0) }
+    /// Every item of a kind, local or synchronizable, in `accessGroup` or any of the caller's.
+    private static func scope<Item: PasswordItem>(_ kind: Item.Type, accessGroup: String?) -> [String: KeychainValue] {
+        var query: [String: KeychainValue] = [
+            QueryKey.itemClass: .string(Item.itemClass.rawValue),
+            ItemSchema.Name.synchronizable: .string(QueryKey.synchronizableAny),
+        ]
+        query[ItemSchema.Name.accessGroup] = accessGroup.map { .string($0) }
         return query
+    }
+
+    private static func search<Item: PasswordItem>(_ item: Item, accessGroup: String?) -> [String: KeychainValue] {
+        scope(Item.self, accessGroup: accessGroup).merging(item.namingAttributes) { $1 }
     }
 }
 

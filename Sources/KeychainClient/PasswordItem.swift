@@ -81,7 +81,7 @@ public struct InternetPassword: PasswordItem {
         self.init(
             server: server, account: attributes["acct"]?.stringValue ?? "",
             protocol: attributes["ptcl"]?.stringValue.map(InternetProtocol.init(rawValue:)),
-            port: attributes["port"].flatMap { if case .number(let port) = $0 { Int(port) } else { nil } },
+            port: attributes["port"]?.numberValue.map { Int($0) },
             path: attributes["path"]?.stringValue,
             authenticationType: attributes["atyp"]?.stringValue.map(AuthenticationType.init(rawValue:)),
             securityDomain: attributes["sdmn"]?.stringValue)

@@ -44,4 +44,14 @@ extension KeychainValue {
         if case .data(let d) = self { return d }
         return nil
     }
+
+    public var numberValue: Int64? {
+        if case .number(let n) = self { return n }
+        return nil
+    }
+
+    public var dateValue: Date? {
+        if case .date(let d) = self { return d }
+        return nil
+    }
 }

@@ -8,7 +8,7 @@ enum FoundationBridge {
     ///
     /// - Throws: `errSecParam` for a key that is not a string or a value of a type no
     ///   keychain attribute has.
-    static func query(_ dictionary: CFDictionary) throws -> [String: KeychainValue] {
+    static func query(_ dictionary: CFDictionary) throws(KeychainError) -> [String: KeychainValue] {
         var query: [String: KeychainValue] = [:]
         var accessControl: AnyObject?
         for (key, value) in dictionary {
@@ -31,7 +31,7 @@ enum FoundationBridge {
     /// `kSecAttrAccessControl`: its protection class becomes the item's. Constraints that need
     /// the user are not enforced yet, so an item asking for them is refused rather than
     /// stored unprotected.
-    private static func apply(_ object: AnyObject, to query: inout [String: KeychainValue]) throws {
+    private static func apply(_ object: AnyObject, to query: inout [String: KeychainValue]) throws(KeychainError) {
         guard let access = object as? SecAccessControl else {
             throw KeychainError(status: OSStatusCode.param, message: "the value of accc is not a SecAccessControl")
         }
@@ -50,7 +50,7 @@ enum FoundationBridge {
         query[ItemSchema.Name.accessible] = protection
     }
 
-    static func keychainValue(_ object: AnyObject, key: String) throws -> KeychainValue {
+    static func keychainValue(_ object: AnyObject, key: String) throws(KeychainError) -> KeychainValue {
         switch object {
         case let number as NSNumber:
             // Booleans bridge to NSNumber too; their encoding is "c" (CFBoolean on Apple's side).
@@ -63,7 +63,9 @@ enum FoundationBridge {
         case let date as Date:
             return .date(date)
         case let array as [AnyObject]:
-            return .array(try array.map { try keychainValue($0, key: key) })
+            var values: [KeychainValue] = []
+            for element in array { values.append(try keychainValue(element, key: key)) }
+            return .array(values)
         case let dictionary as NSDictionary:
             return .dictionary(try query(dictionary))
         default:

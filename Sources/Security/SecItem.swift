@@ -9,18 +9,18 @@ import KeychainModel
 /// Adds an item. With `kSecReturn…` keys, `result` receives the added item as
 /// `SecItemCopyMatching` would return it.
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-    perform(result) { keychain in try keychain.add(try FoundationBridge.query(attributes)) }
+    perform(result) { keychain throws(KeychainError) in try keychain.add(try FoundationBridge.query(attributes)) }
 }
 
 /// Finds items: `result` receives data, an attribute dictionary, a persistent reference,
 /// or an array of them, as the `kSecReturn…` and `kSecMatchLimit` keys ask.
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-    perform(result) { keychain in try keychain.copyMatching(try FoundationBridge.query(query)) }
+    perform(result) { keychain throws(KeychainError) in try keychain.copyMatching(try FoundationBridge.query(query)) }
 }
 
 /// Changes the attributes (or data) of every item the query matches.
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
-    perform(nil) { keychain in
+    perform(nil) { keychain throws(KeychainError) in
         try keychain.update(try FoundationBridge.query(query), with: try FoundationBridge.query(attributesToUpdate))
         return nil
     }
@@ -28,23 +28,18 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 
 /// Deletes every item the query matches.
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
-    perform(nil) { keychain in
-        var parsed = try FoundationBridge.query(query)
-        // macOS accepts kSecMatchLimitAll on delete (it is what delete does anyway).
-        if parsed[QueryKey.matchLimit] == .string(QueryKey.matchLimitAll) { parsed[QueryKey.matchLimit] = nil }
-        try keychain.delete(parsed)
+    perform(nil) { keychain throws(KeychainError) in
+        try keychain.delete(try FoundationBridge.query(query))  // accepts kSecMatchLimitAll, as macOS does
         return nil
     }
 }
 
-private func perform(_ result: UnsafeMutablePointer<CFTypeRef?>?, _ call: (Keychain) throws -> KeychainValue?) -> OSStatus {
+private func perform(_ result: UnsafeMutablePointer<CFTypeRef?>?, _ call: (Keychain) throws(KeychainError) -> KeychainValue?) -> OSStatus {
     do {
         let value = try call(ProcessKeychain.keychain)
         result?.pointee = value.map(FoundationBridge.object)
         return errSecSuccess
-    } catch let error as KeychainError {
-        return error.status
     } catch {
-        return errSecInternalComponent
+        return error.status
     }
 }

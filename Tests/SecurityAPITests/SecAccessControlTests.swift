@@ -62,7 +62,8 @@ extension SecurityAPI {
         }
 
         @Test func aSynchronizableItemCannotHaveOne() throws {
-            var synchronizable = item("d", try #require(create(kSecAttrAccessibleWhenUnlocked, []).0))
+            let access: SecAccessControl = try #require(create(kSecAttrAccessibleWhenUnlocked, []).0)
+            var synchronizable = item("d", access)
             synchronizable[kSecAttrSynchronizable as String] = true
             #expect(SecItemAdd(synchronizable as CFDictionary, nil) == errSecParam)
             var notAnAccessControl = item("d", nil)
