@@ -1,4 +1,3 @@
-import ArgumentParser
 import CodeSigning
 import Crypto
 import FoundationEssentials
@@ -9,30 +8,49 @@ import X509
 import Glibc
 #endif
 
-struct CreateDeveloperIdentity: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "create-developer-identity",
-        abstract: "Create a developer identity (signing key and certificate) for a team.",
-        discussion: """
-            The certificate is issued by this keychain's local developer root, which is created \
-            and trusted on first use; once a keychain password is set, issuing needs it.
-            """)
+/// Linux additions: developer identities and code signatures, which give apps their
+/// access groups as Apple's signed entitlements do.
+enum CodeSigningCommands {
+    static let createDeveloperIdentityUsage = """
+        --team teamID --out directory [--app-group group.…]...
+            --team       The Team ID: ten characters of A-Z and 0-9.
+            --out        The directory to write identity.key, identity.pem and root.pem into.
+            --app-group  An application group the root registers to the team (repeatable).
+        The certificate is issued by this keychain's local developer root, which is created
+        and trusted on first use; once a keychain password is set, issuing needs it.
+        """
 
-    @Option(help: "The Team ID: ten characters of A-Z and 0-9.")
-    var team: String
+    static let codesignUsage = """
+        --identity directory [--entitlements file] executable
+               codesign --display executable
+            --identity      A developer identity directory (from create-developer-identity).
+            --entitlements  The entitlements: a property list or a JSON object.
+            --display       Display the executable's signature and whether this keychain trusts it.
+        The signature is appended to the executable and binds its code hash to the
+        entitlements (application-identifier, keychain-access-groups,
+        com.apple.security.application-groups).
+        """
 
-    @Option(help: "The directory to write identity.key, identity.pem and root.pem into.")
-    var out: String
-
-    @Option(name: .customLong("app-group"), help: "An application group (group.…) the root registers to the team; repeatable.")
-    var appGroups: [String] = []
-
-    func run() throws {
+    static func createDeveloperIdentity(_ arguments: [String], _ session: ToolSession) -> Int32 {
+        var team: String?
+        var out: String?
+        var appGroups: [String] = []
+        guard let parsed = try? OptionParser("h", longOptions: ["team": true, "out": true, "app-group": true]).parse(arguments.dropFirst()),
+            parsed.operands.isEmpty
+        else { return ToolCommand.showUsage }
+        for option in parsed.options {
+            switch option.name {
+            case "team": team = option.value
+            case "out": out = option.value
+            case "app-group": appGroups.append(option.value ?? "")
+            default: return ToolCommand.showUsage
+            }
+        }
+        guard let team, let out else { return ToolCommand.showUsage }
         let key = P256.Signing.PrivateKey()
         do {
             let team = try TeamIdentifier(team)
-            let client = try KeychainLocation.connect()
-            let result = try client.callWithPresence(
+            let result = try session.call(
                 .issueDeveloperCertificate(team: team.rawValue, applicationGroups: appGroups, publicKey: key.publicKey.rawRepresentation),
                 purpose: "use the local developer root")
             guard case .dictionary(let issued)? = result, case .data(let certificate)? = issued["certificate"],
@@ -42,75 +60,68 @@ struct CreateDeveloperIdentity: ParsableCommand {
             }
             let identity = try DeveloperIdentity(key: key, certificate: DeveloperCertificate(Certificate(derEncoded: Array(certificate))))
             try identity.write(to: out, root: DeveloperRoot(Certificate(derEncoded: Array(root))))
-            print("developer identity for team \(team) in \(out)")
+            ToolOutput.print("developer identity for team \(team) in \(out)\n")
+            return 0
         } catch {
-            throw fail("create-developer-identity", error)
-        }
-    }
-}
-
-struct CodeSign: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "codesign",
-        abstract: "Sign an executable with a developer identity and entitlements, or display its signature.",
-        discussion: """
-            The signature is appended to the executable and binds its code hash to the \
-            entitlements (application-identifier, keychain-access-groups, \
-            com.apple.security.application-groups, from a property list or JSON file).
-            """)
-
-    @Option(help: "A developer identity directory (from create-developer-identity).")
-    var identity: String?
-
-    @Option(help: "The entitlements file: a property list or a JSON object.")
-    var entitlements: String?
-
-    @Flag(help: "Display the executable's signature and whether this keychain trusts it.")
-    var display = false
-
-    @Argument(help: "The executable.")
-    var executable: String
-
-    func validate() throws {
-        if display, identity != nil || entitlements != nil {
-            throw ValidationError("--display takes no --identity or --entitlements")
-        }
-        if !display, identity == nil {
-            throw ValidationError("signing needs --identity")
+            let failure = KeychainError.from(error)
+            ToolOutput.report("create-developer-identity", failure)
+            return failure.status
         }
     }
 
-    func run() throws {
+    static func codesign(_ arguments: [String], _ session: ToolSession) -> Int32 {
+        var identity: String?
+        var entitlements: String?
+        var display = false
+        guard let parsed = try? OptionParser("h", longOptions: ["identity": true, "entitlements": true, "display": false])
+            .parse(arguments.dropFirst()),
+            parsed.operands.count == 1
+        else { return ToolCommand.showUsage }
+        for option in parsed.options {
+            switch option.name {
+            case "identity": identity = option.value
+            case "entitlements": entitlements = option.value
+            case "display": display = true
+            default: return ToolCommand.showUsage
+            }
+        }
+        let executable = parsed.operands[0]
         do {
-            if display { try show() } else { try sign() }
-        } catch let exit as ExitCode {
-            throw exit
+            if display {
+                guard identity == nil, entitlements == nil else { return ToolCommand.showUsage }
+                return try show(executable, session)
+            }
+            guard let identity else { return ToolCommand.showUsage }
+            try sign(executable, identity: identity, entitlements: entitlements)
+            return 0
         } catch {
-            throw fail("codesign", error)
+            let failure = KeychainError.from(error)
+            ToolOutput.report("codesign", failure)
+            return failure.status
         }
     }
 
-    private func sign() throws {
-        let identity = try DeveloperIdentity(directory: identity!)  // validate() requires it
-        let granted = try entitlements.map { try Entitlements(file: Self.read($0)) } ?? Entitlements()
+    private static func sign(_ executable: String, identity: String, entitlements: String?) throws {
+        let identity = try DeveloperIdentity(directory: identity)
+        let granted = try entitlements.map { try Entitlements(file: read($0)) } ?? Entitlements()
         if let violation = granted.violation(team: identity.certificate.team, registeredApplicationGroups: identity.certificate.applicationGroups) {
             throw KeychainError(status: OSStatusCode.param, message: "the entitlements claim more than the team owns: \(violation)")
         }
-        let file = try Self.read(executable)
+        let file = try read(executable)
         let code = CodeSignature.split(file)?.code ?? file
         let signature = try identity.sign(code: code, entitlements: granted)
-        try Self.replace(executable, with: code + signature.appendix)
+        try replace(executable, with: code + signature.appendix)
     }
 
-    private func show() throws {
-        let file = try Self.read(executable)
+    private static func show(_ executable: String, _ session: ToolSession) throws -> Int32 {
+        let file = try read(executable)
         guard let (_, block) = CodeSignature.split(file) else {
-            writeToStandardError("\(executable): code object is not signed at all\n")
-            throw ExitCode(1)
+            ToolOutput.error("\(executable): code object is not signed at all\n")
+            return 1
         }
         let signature = try CodeSignature(block: block)
         let certificate = try Certificate(derEncoded: Array(signature.certificate))
-        let paths = KeychainLocation.paths
+        let paths = session.paths
         let verifier = CodeSignatureVerifier(
             roots: DeveloperRoots.load(from: [DeveloperRoots.userDirectory(home: paths.home), DeveloperRoots.systemDirectory]).roots)
         let verdict: String
@@ -123,8 +134,8 @@ struct CodeSign: ParsableCommand {
             "Executable=\(executable)",
             "Identifier=\(signature.entitlements.applicationIdentifier ?? "not set")",
             "CodeHash=sha256:\(signature.codeHash.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())",
-            "Authority=\(Self.commonName(certificate.subject))",
-            "Authority=\(Self.commonName(certificate.issuer))",
+            "Authority=\(commonName(certificate.subject))",
+            "Authority=\(commonName(certificate.issuer))",
             "TeamIdentifier=\(team)",
             "Valid=\(certificate.notValidBefore) to \(certificate.notValidAfter)",
             "Verification=\(verdict)",
@@ -135,7 +146,8 @@ struct CodeSign: ParsableCommand {
         }
         lines.append("    \(Entitlements.keychainAccessGroupsKey)=\(signature.entitlements.keychainAccessGroups.joined(separator: ","))")
         lines.append("    \(Entitlements.applicationGroupsKey)=\(signature.entitlements.applicationGroups.joined(separator: ","))")
-        print(lines.joined(separator: "\n"))
+        ToolOutput.print(lines.joined(separator: "\n") + "\n")
+        return 0
     }
 
     private static func commonName(_ name: DistinguishedName) -> String {

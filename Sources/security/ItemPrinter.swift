@@ -5,68 +5,130 @@ import KeychainModel
 import Glibc
 #endif
 
-/// Prints items in the block format of macOS's `security` tool.
+/// Items in the block format of macOS's `security` tool:
+///
+///     keychain: "/home/alice/.local/share/trousseau/keychain.db"
+///     version: 512
+///     class: "genp"
+///     attributes:
+///         0x00000007 <blob>="example.com"
+///         "acct"<blob>="alice"
+///         …
+///
+/// One line per attribute of the class's record, in the order of macOS's schema, each
+/// value through ``ItemPrinter/buffer(_:)``.
 enum ItemPrinter {
-    /// macOS's attribute lines for a generic password, in its order: the label as
-    /// attribute 7, the unused attribute 8, then the four-letter attributes alphabetically.
-    private static let genericPasswordLines: [(name: String, display: String, kind: String)] = [
-        ("labl", "0x00000007 ", "blob"), ("", "0x00000008 ", "blob"),
-        ("acct", "\"acct\"", "blob"), ("cdat", "\"cdat\"", "timedate"), ("crtr", "\"crtr\"", "uint32"),
-        ("cusi", "\"cusi\"", "sint32"), ("desc", "\"desc\"", "blob"), ("gena", "\"gena\"", "blob"),
-        ("icmt", "\"icmt\"", "blob"), ("invi", "\"invi\"", "sint32"), ("mdat", "\"mdat\"", "timedate"),
-        ("nega", "\"nega\"", "sint32"), ("prot", "\"prot\"", "blob"), ("scrp", "\"scrp\"", "sint32"),
-        ("svce", "\"svce\"", "blob"), ("type", "\"type\"", "uint32"),
+    /// The attribute formats of macOS's records.
+    enum Format: String {
+        case blob, timedate, uint32, sint32
+    }
+
+    /// One attribute line: the tag as printed (`0x00000007 ` or `"acct"`), the format, and
+    /// the attribute it shows.
+    struct Line {
+        var tag: String
+        var format: Format
+        var attribute: String?
+        /// Shown as zero when the item has none (the port and protocol of an internet
+        /// password, which macOS's records always hold).
+        var zeroWhenAbsent = false
+
+        init(_ attribute: String, _ format: Format, zeroWhenAbsent: Bool = false) {
+            tag = "\"\(attribute)\""
+            self.format = format
+            self.attribute = attribute
+            self.zeroWhenAbsent = zeroWhenAbsent
+        }
+
+        init(tag: String, _ format: Format, attribute: String?) {
+            self.tag = tag
+            self.format = format
+            self.attribute = attribute
+        }
+    }
+
+    /// The label is attribute 7 of macOS's records; attribute 8 (the alias) has no
+    /// counterpart here and prints as absent.
+    private static let leading = [
+        Line(tag: "0x00000007 ", .blob, attribute: "labl"), Line(tag: "0x00000008 ", .blob, attribute: nil),
     ]
 
-    static func block(attributes: [String: KeychainValue], keychainPath: String) -> String {
-        var out = "keychain: \"\(keychainPath)\"\nversion: 512\nclass: \"genp\"\nattributes:\n"
-        for line in genericPasswordLines {
-            out += "    \(line.display)<\(line.kind)>=\(format(attributes[line.name], kind: line.kind))\n"
+    static let genericPassword: [Line] = leading + [
+        Line("acct", .blob), Line("cdat", .timedate), Line("crtr", .uint32), Line("cusi", .sint32),
+        Line("desc", .blob), Line("gena", .blob), Line("icmt", .blob), Line("invi", .sint32),
+        Line("mdat", .timedate), Line("nega", .sint32), Line("prot", .blob), Line("scrp", .sint32),
+        Line("svce", .blob), Line("type", .uint32),
+    ]
+
+    static let internetPassword: [Line] = leading + [
+        Line("acct", .blob), Line("atyp", .blob), Line("cdat", .timedate), Line("crtr", .uint32),
+        Line("cusi", .sint32), Line("desc", .blob), Line("icmt", .blob), Line("invi", .sint32),
+        Line("mdat", .timedate), Line("nega", .sint32), Line("path", .blob),
+        Line("port", .uint32, zeroWhenAbsent: true), Line("prot", .blob),
+        Line("ptcl", .uint32, zeroWhenAbsent: true), Line("scrp", .sint32), Line("sdmn", .blob),
+        Line("srvr", .blob), Line("type", .uint32),
+    ]
+
+    /// The block of one item; with `data`, followed by `data:` and the item's secret, as
+    /// `dump-keychain -d` prints it.
+    static func block(_ item: [String: KeychainValue], of passwordClass: PasswordClass, keychainPath: String, data: [UInt8]? = nil) -> String {
+        var out = "keychain: \(buffer(Array(keychainPath.utf8)))\nversion: 512\nclass: \(buffer(Array(passwordClass.code.utf8)))\nattributes:\n"
+        for line in passwordClass == .generic ? genericPassword : internetPassword {
+            out += "    \(line.tag)<\(line.format.rawValue)>=\(value(line.attribute.flatMap { item[$0] }, line))\n"
+        }
+        if let data { out += "data:\n\(buffer(data))\n" }
+        return out
+    }
+
+    private static func value(_ value: KeychainValue?, _ line: Line) -> String {
+        let bytes: [UInt8]
+        switch (value, line.format) {
+        case (.string(let text)?, _): bytes = Array(text.utf8)
+        case (.data(let data)?, _): bytes = Array(data)
+        case (.date(let date)?, _): bytes = Array(timestamp(date).utf8) + [0]
+        case (.number(let number)?, .uint32), (.number(let number)?, .sint32): bytes = bigEndian(UInt32(truncatingIfNeeded: number))
+        case (.bool(let flag)?, .uint32), (.bool(let flag)?, .sint32): bytes = bigEndian(flag ? 1 : 0)
+        case (nil, _) where line.zeroWhenAbsent: bytes = bigEndian(0)
+        default: return "<NULL>"
+        }
+        return bytes.isEmpty ? "<NULL>" : buffer(bytes)
+    }
+
+    private static func bigEndian(_ value: UInt32) -> [UInt8] {
+        (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) }
+    }
+
+    /// Bytes as macOS's tool prints any buffer: printable ASCII other than backslash in
+    /// quotes; when any byte is not, `0x` and the bytes in upper-case hex first, then —
+    /// when some bytes are printable — two spaces and the quoted copy with the others as
+    /// octal escapes (`0x00FF41  "\000\377A"`); only hex, and one space, when none is.
+    static func buffer(_ bytes: [UInt8]) -> String {
+        let plain = bytes.contains { isPlain($0) }
+        let special = bytes.contains { !isPlain($0) }
+        var out = ""
+        if special { out += "0x" + hex(bytes, uppercase: true) + (plain ? "  " : " ") }
+        if plain {
+            out += "\"" + bytes.map { byte in
+                guard !isPlain(byte) else { return String(UnicodeScalar(byte)) }
+                return "\\" + String(byte >> 6 & 7) + String(byte >> 3 & 7) + String(byte & 7)
+            }.joined() + "\""
         }
         return out
     }
 
-    static func format(_ value: KeychainValue?, kind: String) -> String {
-        switch value {
-        case nil: return "<NULL>"
-        case .string(let s)?: return quotedOrHex(Array(s.utf8))
-        case .data(let d)?: return quotedOrHex(Array(d))
-        case .bool(let b)?: return b ? "1" : "0"
-        case .number(let n)?:
-            // Creator and type codes print as their four characters.
-            if kind == "uint32", n >= 0, n <= Int64(UInt32.max) {
-                return quotedOrHex((0..<4).map { UInt8(truncatingIfNeeded: n >> (24 - 8 * $0)) })
-            }
-            return String(n)
-        case .date(let date)?:
-            return quotedOrHex(Array(timestamp(date).utf8) + [0])
-        default: return "<NULL>"
+    private static func isPlain(_ byte: UInt8) -> Bool {
+        byte >= 0x20 && byte <= 0x7E && byte != UInt8(ascii: "\\")
+    }
+
+    static func hex(_ bytes: [UInt8], uppercase: Bool) -> String {
+        let digits = Array((uppercase ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0xF)])
         }
-    }
-
-    /// `"text"` when every byte is printable ASCII, else `0xHEX  "octal-escaped"`.
-    static func quotedOrHex(_ bytes: [UInt8]) -> String {
-        if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
-            return "\"" + String(decoding: bytes, as: UTF8.self) + "\""
-        }
-        return "0x" + hex(bytes) + "  \"" + escaped(bytes) + "\""
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { byte in
-            let digits = String(byte, radix: 16, uppercase: true)
-            return digits.count == 1 ? "0" + digits : digits
-        }.joined()
-    }
-
-    static func escaped(_ bytes: [UInt8]) -> String {
-        bytes.map { byte -> String in
-            if byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\\") && byte != UInt8(ascii: "\"") {
-                return String(UnicodeScalar(byte))
-            }
-            let octal = String(byte, radix: 8)
-            return "\\" + String(repeating: "0", count: 3 - octal.count) + octal
-        }.joined()
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// `YYYYMMDDhhmmssZ` in UTC, the form of macOS's timedate attributes.
@@ -79,8 +141,9 @@ enum ItemPrinter {
             + "\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))Z"
     }
 
-    /// A password as `-w` prints it: the text, or hex when it is not printable.
-    static func passwordForW(_ bytes: [UInt8]) -> String {
-        bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) ? String(decoding: bytes, as: UTF8.self) : hex(bytes).lowercased()
+    /// A password as `-w` prints it: the bytes when every one is printable (isprint), else
+    /// lower-case hex.
+    static func passwordForW(_ bytes: [UInt8]) -> [UInt8] {
+        bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) ? bytes : Array(hex(bytes, uppercase: false).utf8)
     }
 }

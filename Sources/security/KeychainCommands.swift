@@ -1,137 +1,141 @@
-import ArgumentParser
 import KeychainClient
 import KeychainModel
 
-struct UnlockKeychain: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "unlock-keychain",
-        abstract: "Unlock the specified keychain (or the default keychain).")
-
-    @Option(name: .customShort("p"), help: "Use password (visible to other processes in the argument list; prefer the prompt or standard input).")
-    var password: String?
-
-    @Argument(help: "The keychain (only the default keychain exists).")
-    var keychain: String?
-
-    func run() throws {
-        let passcode = password.map { SecretBytes($0.utf8) } ?? PasswordPrompt.read("password to unlock \(KeychainLocation.databasePath): ")
-        do {
-            try KeychainLocation.connect().call(.unlock(passcode: passcode))
-        } catch {
-            throw fail("SecKeychainUnlock \(KeychainLocation.databasePath)", error)
+/// The keychain's own commands: lock and unlock, its password, its settings and state.
+enum KeychainCommands {
+    static func unlock(_ arguments: [String], _ session: ToolSession) -> Int32 {
+        var password: SecretBytes?
+        var usePassword = true
+        guard let operands = parse(arguments, "hp:u", { option in
+            switch option.name {
+            case "p": password = SecretBytes((option.value ?? "").utf8)
+            case "u": usePassword = false
+            default: return false
+            }
+            return true
+        }), operands.count <= 1, operands.first != "" else { return ToolCommand.showUsage }
+        let name = operands.first
+        guard usePassword else {
+            // macOS would ask through its SecurityAgent; there is no agent to ask here.
+            return report("SecKeychainUnlock \(name ?? "<NULL>")", OSStatusCode.interactionNotAllowed)
         }
+        guard let passcode = password ?? PasswordPrompt.read("password to unlock \(name ?? "default"): ") else { return -1 }
+        return call(.unlock(passcode: passcode), keychain: name, function: "SecKeychainUnlock \(name ?? "<NULL>")", session)
     }
-}
 
-struct LockKeychain: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "lock-keychain",
-        abstract: "Lock the specified keychain.")
-
-    @Flag(name: .customShort("a"), help: "Lock all keychains.")
-    var all = false
-
-    @Argument(help: "The keychain (only the default keychain exists).")
-    var keychain: String?
-
-    func run() throws {
-        do {
-            try KeychainLocation.connect().call(.lock)
-        } catch {
-            throw fail("SecKeychainLock", error)
-        }
+    static func lock(_ arguments: [String], _ session: ToolSession) -> Int32 {
+        var all = false
+        guard let operands = parse(arguments, "ha", { option in
+            all = option.name == "a"
+            return all
+        }), operands.count <= 1, !(all && !operands.isEmpty) else { return ToolCommand.showUsage }
+        return call(.lock, keychain: operands.first, function: "SecKeychainLock \(operands.first ?? "<NULL>")", session)
     }
-}
 
-struct SetKeychainPassword: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "set-keychain-password",
-        abstract: "Set password for a keychain.",
-        discussion: "Sets the first password, changes it, or (with an empty new password) removes it, which deletes every WhenPasscodeSetThisDeviceOnly item.")
-
-    @Option(name: .customShort("o"), help: "Old password (visible to other processes in the argument list).")
-    var oldPassword: String?
-
-    @Option(name: .customShort("p"), help: "New password (visible to other processes in the argument list).")
-    var newPassword: String?
-
-    @Argument(help: "The keychain (only the default keychain exists).")
-    var keychain: String?
-
-    func run() throws {
+    static func setPassword(_ arguments: [String], _ session: ToolSession) -> Int32 {
+        var oldPassword: String?
+        var newPassword: String?
+        guard let operands = parse(arguments, "ho:p:", { option in
+            switch option.name {
+            case "o": oldPassword = option.value
+            case "p": newPassword = option.value
+            default: return false
+            }
+            return true
+        }), operands.count <= 1 else { return ToolCommand.showUsage }
+        let function = "SecKeychainChangePassword \(operands.first ?? session.keychainPath)"
+        if let name = operands.first, !session.names(keychain: name) { return report(function, OSStatusCode.noSuchKeychain) }
         do {
-            let keychain = try KeychainLocation.connect()
-            let hasPasscode = try KeychainStatus(keychain.call(.keychainStatus)).hasPasscode
-            let old: SecretBytes? =
-                hasPasscode ? (oldPassword.map { SecretBytes($0.utf8) } ?? PasswordPrompt.read("Old Password: ")) : nil
+            let hasPasscode = try KeychainStatus(session.call(.keychainStatus)).hasPasscode
+            var old: SecretBytes?
+            if hasPasscode {
+                guard let entered = oldPassword.map({ SecretBytes($0.utf8) }) ?? PasswordPrompt.read("Old Password: ") else { return -1 }
+                old = entered
+            }
             let new: SecretBytes
             if let newPassword {
                 new = SecretBytes(newPassword.utf8)
             } else {
-                new = PasswordPrompt.read("New Password: ")
-                guard new.isEqual(to: PasswordPrompt.read("Retype New Password: ")) else {
-                    writeToStandardError("Passwords don't match.\n")
-                    throw ExitCode(Int32(UInt8(truncatingIfNeeded: OSStatusCode.authFailed)))
+                guard let first = PasswordPrompt.read("New Password: "), let second = PasswordPrompt.read("Retype New Password: ") else { return -1 }
+                guard first.isEqual(to: second) else {
+                    ToolOutput.error("Passwords don't match.\n")
+                    return OSStatusCode.authFailed
                 }
+                new = first
             }
             // Removing the password makes the daemon delete WhenPasscodeSetThisDeviceOnly items.
-            try keychain.call(.changePasscode(old: old, new: new.isEmpty ? nil : new))
-        } catch let exit as ExitCode {
-            throw exit
+            try session.call(.changePasscode(old: old, new: new.isEmpty ? nil : new))
+            return 0
         } catch {
-            throw fail("SecKeychainChangePassword \(KeychainLocation.databasePath)", error)
+            ToolOutput.report(function, error)
+            return error.status
         }
     }
-}
 
-struct SetKeychainSettings: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "set-keychain-settings",
-        abstract: "Set settings for a keychain.")
-
-    @Flag(name: .customShort("l"), help: "Lock keychain when the system sleeps (accepted; there is no sleep hook yet).")
-    var lockOnSleep = false
-
-    @Flag(name: .customShort("u"), help: "Lock keychain after timeout interval.")
-    var lockAfterTimeout = false
-
-    @Option(name: .customShort("t"), help: "Timeout interval in seconds (omitting this option specifies \"no timeout\").")
-    var timeout: UInt32?
-
-    @Argument(help: "The keychain (only the default keychain exists).")
-    var keychain: String?
-
-    func run() throws {
-        do {
-            try KeychainLocation.connect().call(.updateSettings(autoLockSeconds: timeout ?? 0))
-        } catch {
-            throw fail("SecKeychainSetSettings \(KeychainLocation.databasePath)", error)
-        }
+    static func setSettings(_ arguments: [String], _ session: ToolSession) -> Int32 {
+        var timeout: UInt32 = 0
+        guard let operands = parse(arguments, "hlut:", { option in
+            switch option.name {
+            case "l", "u": break  // lock on sleep has no hook yet; -u is implied by -t
+            case "t": timeout = UInt32(clamping: PasswordAttributes.atoi(option.value ?? ""))
+            default: return false
+            }
+            return true
+        }), operands.count <= 1 else { return ToolCommand.showUsage }
+        return call(.updateSettings(autoLockSeconds: timeout), keychain: operands.first,
+                    function: "SecKeychainSetSettings \(operands.first ?? session.keychainPath)", session)
     }
-}
 
-struct ShowKeychainInfo: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "show-keychain-info",
-        abstract: "Show the settings for keychain.")
-
-    @Argument(help: "The keychain (only the default keychain exists).")
-    var keychain: String?
-
-    func run() throws {
+    static func showInfo(_ arguments: [String], _ session: ToolSession) -> Int32 {
+        guard let operands = parse(arguments, "h", { _ in false }), operands.count <= 1 else { return ToolCommand.showUsage }
+        let name = operands.first ?? session.keychainPath
+        let function = "SecKeychainCopySettings \(name)"
+        if !session.names(keychain: name) { return report(function, OSStatusCode.noSuchKeychain) }
         let status: KeychainStatus
         do {
-            status = try KeychainStatus(KeychainLocation.connect().call(.keychainStatus))
+            status = try KeychainStatus(session.call(.keychainStatus))
         } catch {
-            throw fail("SecKeychainCopySettings \(KeychainLocation.databasePath)", error)
+            ToolOutput.report(function, error)
+            return error.status
         }
         let timeout = status.autoLockSeconds == 0 ? "no-timeout" : "timeout=\(status.autoLockSeconds)s"
-        writeToStandardError("Keychain \"\(KeychainLocation.databasePath)\" \(timeout)\n")
-        print("state: \(status.stateDescription)")
-        print("password: \(status.hasPasscode ? "set" : "none")")
-        print("available classes: \(status.availableClasses.map(\.rawValue).joined(separator: " "))")
-        print("failed unlocks: \(status.failedUnlocks)")
-        print("memory locked: \(status.memoryLocked ? "yes" : "no")")
+        ToolOutput.error("Keychain \"\(name)\" \(timeout)\n")
+        // Linux additions: the state macOS shows in Keychain Access.
+        ToolOutput.print(
+            """
+            state: \(status.stateDescription)
+            password: \(status.hasPasscode ? "set" : "none")
+            available classes: \(status.availableClasses.map(\.rawValue).joined(separator: " "))
+            failed unlocks: \(status.failedUnlocks)
+            memory locked: \(status.memoryLocked ? "yes" : "no")
+
+            """)
+        return 0
+    }
+
+    /// Parses `arguments` with `specification`, handing each option to `take` (false: a
+    /// usage error); the operands, or nil for a usage error.
+    static func parse(_ arguments: [String], _ specification: String, _ take: (OptionParser.Option) -> Bool) -> [String]? {
+        guard let parsed = try? OptionParser(specification).parse(arguments.dropFirst()),
+            parsed.options.allSatisfy(take)
+        else { return nil }
+        return parsed.operands
+    }
+
+    private static func call(_ request: ServiceRequest, keychain name: String?, function: String, _ session: ToolSession) -> Int32 {
+        if let name, !session.names(keychain: name) { return report(function, OSStatusCode.noSuchKeychain) }
+        do {
+            try session.call(request)
+            return 0
+        } catch {
+            ToolOutput.report(function, error)
+            return error.status
+        }
+    }
+
+    private static func report(_ function: String, _ status: Int32) -> Int32 {
+        ToolOutput.report(function, status: status)
+        return status
     }
 }
 
@@ -143,7 +147,7 @@ struct KeychainStatus {
     var failedUnlocks: Int64
     var memoryLocked: Bool
 
-    init(_ value: KeychainValue?) throws {
+    init(_ value: KeychainValue?) throws(KeychainError) {
         guard case .dictionary(let fields)? = value,
             case .number(let rawState)? = fields["state"], let state = LockState(rawValue: UInt8(clamping: rawState)),
             case .bool(let passcode)? = fields["passcode"],

@@ -1,0 +1,225 @@
+/// The tool's commands in macOS's order (a prefix names the first command it starts), with
+/// macOS's usage text and descriptions; Trousseau's own commands come last.
+enum CommandTable {
+    static func command(matching typed: String) -> ToolCommand? {
+        commands.first { $0.name.hasPrefix(typed) }
+    }
+
+    /// The access-group flag the item commands add to macOS's.
+    private static let accessGroupUsage = "    --access-group  Use the access group (Trousseau; default: the caller's first)\n"
+
+    static let commands: [ToolCommand] = [
+        ToolCommand(
+            name: "help", usage: "[command ...]", help: "Show all commands, or show usage for a command.",
+            run: { arguments, _ in SecurityTool.showHelp(arguments[0], Array(arguments.dropFirst())) }),
+        ToolCommand(
+            name: "list-keychains",
+            usage: """
+                [-d user|system|common|dynamic] [-s [keychain...]]
+                    -d  Use the specified preference domain
+                    -s  Set the search list to the specified keychains
+                With no parameters, display the search list.
+                """,
+            help: "Display or manipulate the keychain search list.",
+            run: { KeychainListCommands.run(.searchList, $0, $1) }),
+        ToolCommand(
+            name: "default-keychain",
+            usage: """
+                [-d user|system|common|dynamic] [-s [keychain]]
+                    -d  Use the specified preference domain
+                    -s  Set the default keychain to the specified keychain
+                With no parameters, display the default keychain.
+                """,
+            help: "Display or set the default keychain.",
+            run: { KeychainListCommands.run(.defaultKeychain, $0, $1) }),
+        ToolCommand(
+            name: "login-keychain",
+            usage: """
+                [-d user|system|common|dynamic] [-s [keychain]]
+                    -d  Use the specified preference domain
+                    -s  Set the login keychain to the specified keychain
+                With no parameters, display the login keychain.
+                """,
+            help: "Display or set the login keychain.",
+            run: { KeychainListCommands.run(.loginKeychain, $0, $1) }),
+        ToolCommand(
+            name: "lock-keychain", usage: "[-a | keychain]\n    -a  Lock all keychains", help: "Lock the specified keychain.",
+            run: KeychainCommands.lock),
+        ToolCommand(
+            name: "unlock-keychain",
+            usage: """
+                [-u] [-p password] [keychain]
+                    -p  Use "password" as the password to unlock the keychain
+                    -u  Do not use the password
+                Use of the -p option is insecure
+                """,
+            help: "Unlock the specified keychain.", run: KeychainCommands.unlock),
+        ToolCommand(
+            name: "set-keychain-settings",
+            usage: """
+                [-lu] [-t timeout] [keychain]
+                    -l  Lock keychain when the system sleeps
+                    -u  Lock keychain after timeout interval
+                    -t  Timeout in seconds (omitting this option specifies "no timeout")
+
+                """,
+            help: "Set settings for a keychain.", run: KeychainCommands.setSettings),
+        ToolCommand(
+            name: "set-keychain-password",
+            usage: """
+                [-o oldPassword] [-p newPassword] [keychain]
+                    -o  Old keychain password (if not provided, will prompt)
+                    -p  New keychain password (if not provided, will prompt)
+                Use of either the -o or -p options is insecure
+
+                """,
+            help: "Set password for a keychain.", run: KeychainCommands.setPassword),
+        ToolCommand(
+            name: "show-keychain-info", usage: "[keychain]", help: "Show the settings for keychain.", run: KeychainCommands.showInfo),
+        ToolCommand(
+            name: "dump-keychain",
+            usage: """
+                [-adir] [keychain...]
+                    -a  Dump access control list of items
+                    -d  Dump (decrypted) data of items
+                    -i  Interactive access control list editing mode
+                    -r  Dump the raw (encrypted) data of items
+                """,
+            help: "Dump the contents of one or more keychains.", run: DumpKeychain.run),
+        ToolCommand(
+            name: "add-generic-password",
+            usage: """
+                [-a account] [-s service] [-w password] [options...] [-A|-T appPath] [keychain]
+                    -a  Specify account name (required)
+                    -c  Specify item creator (optional four-character code)
+                    -C  Specify item type (optional four-character code)
+                    -D  Specify kind (default is "application password")
+                    -G  Specify generic attribute (optional)
+                    -j  Specify comment string (optional)
+                    -l  Specify label (if omitted, service name is used as default label)
+                    -s  Specify service name (required)
+                    -p  Specify password to be added (legacy option, equivalent to -w)
+                    -w  Specify password to be added
+                    -X  Specify password data to be added as a hexadecimal string
+                    -A  Allow any application to access this item without warning (insecure, not recommended!)
+                    -T  Specify an application which may access this item (multiple -T options are allowed)
+                    -U  Update item if it already exists (if omitted, the item cannot already exist)
+                \(accessGroupUsage)
+                By default, the application which creates an item is trusted to access its data without warning.
+                You can remove this default access by explicitly specifying an empty app pathname: -T ""
+                If no keychain is specified, the password is added to the default keychain.
+                Use of the -p or -w options is insecure. Specify -w as the last option to be prompted.
+
+                """,
+            help: "Add a generic password item.", run: { PasswordItemCommands.add(.generic, $0, $1) }),
+        ToolCommand(
+            name: "add-internet-password",
+            usage: """
+                [-a account] [-s server] [-w password] [options...] [-A|-T appPath] [keychain]
+                    -a  Specify account name (required)
+                    -c  Specify item creator (optional four-character code)
+                    -C  Specify item type (optional four-character code)
+                    -d  Specify security domain string (optional)
+                    -D  Specify kind (default is "Internet password")
+                    -j  Specify comment string (optional)
+                    -l  Specify label (if omitted, server name is used as default label)
+                    -p  Specify path string (optional)
+                    -P  Specify port number (optional)
+                    -r  Specify protocol (optional four-character SecProtocolType, e.g. "http", "ftp ")
+                    -s  Specify server name (required)
+                    -t  Specify authentication type (as a four-character SecAuthenticationType, default is "dflt")
+                    -w  Specify password to be added
+                    -X  Specify password data to be added as a hexadecimal string
+                    -A  Allow any application to access this item without warning (insecure, not recommended!)
+                    -T  Specify an application which may access this item (multiple -T options are allowed)
+                    -U  Update item if it already exists (if omitted, the item cannot already exist)
+                \(accessGroupUsage)
+                By default, the application which creates an item is trusted to access its data without warning.
+                You can remove this default access by explicitly specifying an empty app pathname: -T ""
+                If no keychain is specified, the password is added to the default keychain.
+                Use of the -p or -w options is insecure. Specify -w as the last option to be prompted.
+
+                """,
+            help: "Add an internet password item.", run: { PasswordItemCommands.add(.internet, $0, $1) }),
+        ToolCommand(
+            name: "find-generic-password",
+            usage: """
+                [-a account] [-s service] [options...] [-g] [keychain...]
+                    -a  Match "account" string
+                    -c  Match "creator" (four-character code)
+                    -C  Match "type" (four-character code)
+                    -D  Match "kind" string
+                    -G  Match "value" string (generic attribute)
+                    -j  Match "comment" string
+                    -l  Match "label" string
+                    -s  Match "service" string
+                    -g  Display the password for the item found
+                    -w  Display only the password on stdout
+                \(accessGroupUsage)If no keychains are specified to search, the default search list is used.
+                """,
+            help: "Find a generic password item.", run: { PasswordItemCommands.find(.generic, $0, $1) }),
+        ToolCommand(
+            name: "delete-generic-password",
+            usage: """
+                [-a account] [-s service] [options...] [keychain...]
+                    -a  Match "account" string
+                    -c  Match "creator" (four-character code)
+                    -C  Match "type" (four-character code)
+                    -D  Match "kind" string
+                    -G  Match "value" string (generic attribute)
+                    -j  Match "comment" string
+                    -l  Match "label" string
+                    -s  Match "service" string
+                \(accessGroupUsage)If no keychains are specified to search, the default search list is used.
+                """,
+            help: "Delete a generic password item.", run: { PasswordItemCommands.delete(.generic, $0, $1) }),
+        ToolCommand(
+            name: "find-internet-password",
+            usage: """
+                [-a account] [-s server] [options...] [-g] [keychain...]
+                    -a  Match "account" string
+                    -c  Match "creator" (four-character code)
+                    -C  Match "type" (four-character code)
+                    -d  Match "securityDomain" string
+                    -D  Match "kind" string
+                    -j  Match "comment" string
+                    -l  Match "label" string
+                    -p  Match "path" string
+                    -P  Match port number
+                    -r  Match "protocol" (four-character code)
+                    -s  Match "server" string
+                    -t  Match "authenticationType" (four-character code)
+                    -g  Display the password for the item found
+                    -w  Display only the password on stdout
+                \(accessGroupUsage)If no keychains are specified to search, the default search list is used.
+                """,
+            help: "Find an internet password item.", run: { PasswordItemCommands.find(.internet, $0, $1) }),
+        ToolCommand(
+            name: "delete-internet-password",
+            usage: """
+                [-a account] [-s server] [options...] [keychain...]
+                    -a  Match "account" string
+                    -c  Match "creator" (four-character code)
+                    -C  Match "type" (four-character code)
+                    -d  Match "securityDomain" string
+                    -D  Match "kind" string
+                    -j  Match "comment" string
+                    -l  Match "label" string
+                    -p  Match "path" string
+                    -P  Match port number
+                    -r  Match "protocol" (four-character code)
+                    -s  Match "server" string
+                    -t  Match "authenticationType" (four-character code)
+                \(accessGroupUsage)If no keychains are specified to search, the default search list is used.
+                """,
+            help: "Delete an internet password item.", run: { PasswordItemCommands.delete(.internet, $0, $1) }),
+        ToolCommand(
+            name: "create-developer-identity", usage: CodeSigningCommands.createDeveloperIdentityUsage,
+            help: "Create a developer identity (signing key and certificate) for a team.",
+            run: CodeSigningCommands.createDeveloperIdentity),
+        ToolCommand(
+            name: "codesign", usage: CodeSigningCommands.codesignUsage,
+            help: "Sign an executable with a developer identity and entitlements, or display its signature.",
+            run: CodeSigningCommands.codesign),
+    ]
+}

@@ -1,0 +1,75 @@
+import FoundationEssentials
+import KeychainModel
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `dump-keychain [-d] [-o file] [keychain...]`: every generic and internet password's
+/// block, as `find-…-password` prints it; with `-d`, each item's secret after it.
+enum DumpKeychain {
+    static func run(_ arguments: [String], _ session: ToolSession) -> Int32 {
+        var showData = false
+        var outputFile: String?
+        var unsupported: String?
+        guard let operands = KeychainCommands.parse(arguments, "adhiro:", { option in
+            switch option.name {
+            case "d": showData = true
+            case "o": outputFile = option.value
+            case "a", "i", "r": unsupported = option.name  // ACLs and raw encrypted rows: see below
+            default: return false
+            }
+            return true
+        }) else { return ToolCommand.showUsage }
+        if let unsupported {
+            // Items here are guarded by access groups, not ACLs, and the daemon never hands
+            // out encrypted rows.
+            ToolOutput.report("dump-keychain -\(unsupported)", status: OSStatusCode.unimplemented)
+            return OSStatusCode.unimplemented
+        }
+        var out = ""
+        if operands.isEmpty || operands.contains(where: session.names(keychain:)) {
+            for passwordClass in [PasswordClass.generic, .internet] {
+                var query: [String: KeychainValue] = [
+                    "class": .string(passwordClass.code), "m_Limit": .string("m_LimitAll"), "r_Attributes": .bool(true),
+                ]
+                if showData { query["r_Data"] = .bool(true) }
+                do {
+                    guard case .array(let items)? = try session.call(.copyMatching(query)) else { continue }
+                    for case .dictionary(let item) in items {
+                        let data = showData ? Array(item["v_Data"]?.dataValue ?? Data()) : nil
+                        out += ItemPrinter.block(item, of: passwordClass, keychainPath: session.keychainPath, data: data)
+                    }
+                } catch where error.status == OSStatusCode.itemNotFound {
+                    continue
+                } catch {
+                    ToolOutput.report("SecKeychainSearchCopyNext", error)
+                    return 1
+                }
+            }
+        }
+        guard let outputFile else {
+            ToolOutput.print(out)
+            return 0
+        }
+        // The dump may hold secrets: the file is the user's alone.
+        let fd = open(outputFile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            ToolOutput.report("\(outputFile): \(String(cString: strerror(errno)))")
+            return 1
+        }
+        defer { close(fd) }
+        var bytes = Array(out.utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = write(fd, &bytes[written], bytes.count - written)
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                ToolOutput.report("\(outputFile): \(String(cString: strerror(errno)))")
+                return 1
+            }
+            written += count
+        }
+        return 0
+    }
+}

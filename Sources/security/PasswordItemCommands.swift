@@ -1,0 +1,217 @@
+import FoundationEssentials
+import KeychainModel
+
+/// `add-`, `find-` and `delete-generic-password` and their internet-password twins, with
+/// macOS's flags, output, messages and statuses.
+enum PasswordItemCommands {
+    private static let accessGroupOption = ["access-group": true]
+
+    // MARK: add
+
+    static func add(_ passwordClass: PasswordClass, _ arguments: [String], _ session: ToolSession) -> Int32 {
+        var attributes = PasswordAttributes(passwordClass)
+        if passwordClass == .internet { attributes.authenticationType = 0x6466_6C74 }  // "dflt", as macOS's tool
+        var password: SecretBytes?
+        var update = false
+        let specification = passwordClass == .generic ? ":a:c:C:D:G:j:l:s:p:w:X:UAT:h" : ":a:c:C:d:D:j:l:p:P:r:s:t:w:X:UAT:h"
+        let operands: [String]
+        do {
+            let parsed = try OptionParser(specification, longOptions: accessGroupOption, valueMayBeMissing: ["w", "p"])
+                .parse(arguments.dropFirst())
+            for option in parsed.options {
+                if option.value == nil, option.name == "w" || option.name == "p" {
+                    // -w (or -p) as the last argument, without a value: ask for the password, twice.
+                    guard let prompted = promptForNewPassword() else { return 1 }
+                    password = prompted
+                    continue
+                }
+                if try attributes.take(option) { continue }
+                switch option.name {
+                case "w", "p": password = SecretBytes((option.value ?? "").utf8)
+                case "X":
+                    guard let bytes = hexadecimal(option.value ?? "") else {
+                        ToolOutput.report("Unable to convert password data (-X must specify valid hex digits)")
+                        return ToolCommand.showUsage
+                    }
+                    password = SecretBytes(bytes)
+                case "U": update = true
+                case "A", "T": break  // access is by access group here; accepted as macOS's scripts pass them
+                default: return ToolCommand.showUsage
+                }
+            }
+            operands = parsed.operands
+        } catch let failure as ToolFailure {
+            return failure.status
+        } catch {
+            return ToolCommand.showUsage
+        }
+        guard attributes.account != nil, attributes.service != nil, operands.count <= 1, operands.first != "" else {
+            return ToolCommand.showUsage
+        }
+        let keychainName = operands.first
+        if attributes.label == nil { attributes.label = attributes.service }
+        let function =
+            passwordClass == .generic
+            ? "SecKeychainItemCreateFromContent (\(keychainName ?? "<default>"))"
+            : "SecKeychainAddInternetPassword \(keychainName ?? "<NULL>")"
+        if let keychainName, !session.names(keychain: keychainName) {
+            ToolOutput.report(function, status: OSStatusCode.noSuchKeychain)
+            return OSStatusCode.noSuchKeychain
+        }
+        if update, updateFirst(matching: attributes, password: password, session) { return 0 }
+        var item = attributes.newItem()
+        item["v_Data"] = .data(Data(password?.withUnsafeBytes { Array($0) } ?? []))
+        do {
+            try session.call(.add(item))
+            return 0
+        } catch {
+            ToolOutput.report(function, error)
+            return error.status
+        }
+    }
+
+    /// `-U`: changes the first item matching, as macOS's tool does; false when there is
+    /// none (or the change failed, reported), and the item is then added.
+    private static func updateFirst(matching attributes: PasswordAttributes, password: SecretBytes?, _ session: ToolSession) -> Bool {
+        do {
+            guard let found = try first(matching: attributes.searchQuery(), withData: false, session),
+                let reference = found["v_PersistentRef"]
+            else { return false }
+            var changes = attributes.changes()
+            if let password { changes["v_Data"] = .data(Data(password.withUnsafeBytes { Array($0) })) }
+            try session.call(.update(["v_PersistentRef": reference], attributes: changes))
+            return true
+        } catch {
+            if error.status != OSStatusCode.itemNotFound { ToolOutput.report("SecKeychainItemModifyContent", error) }
+            return false
+        }
+    }
+
+    /// The new item's password from the terminal (or standard input), typed twice; three
+    /// tries. Nil when input ends or the entries never match.
+    private static func promptForNewPassword() -> SecretBytes? {
+        for _ in 0..<3 {
+            guard let first = PasswordPrompt.read("password data for new item: "),
+                let second = PasswordPrompt.read("retype password for new item: ")
+            else { return nil }
+            if first.isEqual(to: second) { return first }
+            ToolOutput.error("passwords don't match\n")
+        }
+        return nil
+    }
+
+    /// Hexadecimal digits as bytes, an odd count padded with a leading zero digit; nil when
+    /// a character is not a hex digit.
+    static func hexadecimal(_ text: String) -> [UInt8]? {
+        var digits = Array(text.utf8)
+        if digits.count % 2 == 1 { digits.insert(UInt8(ascii: "0"), at: 0) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    // MARK: find and delete
+
+    static func find(_ passwordClass: PasswordClass, _ arguments: [String], _ session: ToolSession) -> Int32 {
+        let specification = passwordClass == .generic ? "ha:c:C:D:G:j:l:s:wg" : "ha:c:C:d:D:hgj:l:p:P:r:s:wt:"
+        var attributes = PasswordAttributes(passwordClass)
+        var showPassword = false, passwordOnly = false
+        let operands: [String]
+        do {
+            let parsed = try OptionParser(specification, longOptions: accessGroupOption).parse(arguments.dropFirst())
+            for option in parsed.options {
+                if try attributes.take(option) { continue }
+                switch option.name {
+                case "g": showPassword = true
+                case "w": passwordOnly = true
+                default: return ToolCommand.showUsage
+                }
+            }
+            operands = parsed.operands
+        } catch let failure as ToolFailure {
+            return failure.status
+        } catch {
+            return ToolCommand.showUsage
+        }
+        let found: [String: KeychainValue]
+        do throws(KeychainError) {
+            guard operands.isEmpty || operands.contains(where: session.names(keychain:)),
+                let item = try first(matching: attributes.searchQuery(), withData: showPassword || passwordOnly, session)
+            else { throw KeychainError.itemNotFound }
+            found = item
+        } catch {
+            ToolOutput.report("SecKeychainSearchCopyNext", error)
+            return error.status
+        }
+        let secret = Array(found["v_Data"]?.dataValue ?? Data())
+        if passwordOnly {
+            ToolOutput.print(bytes: ItemPrinter.passwordForW(secret) + [UInt8(ascii: "\n")])
+            return 0
+        }
+        ToolOutput.print(ItemPrinter.block(found, of: passwordClass, keychainPath: session.keychainPath))
+        if showPassword { ToolOutput.error("password: \(ItemPrinter.buffer(secret))\n") }
+        return 0
+    }
+
+    static func delete(_ passwordClass: PasswordClass, _ arguments: [String], _ session: ToolSession) -> Int32 {
+        let specification = passwordClass == .generic ? "ha:c:C:D:G:j:l:s:g" : "ha:c:C:d:D:hgj:l:p:P:r:s:t:"
+        var attributes = PasswordAttributes(passwordClass)
+        let operands: [String]
+        do {
+            let parsed = try OptionParser(specification, longOptions: accessGroupOption).parse(arguments.dropFirst())
+            for option in parsed.options {
+                guard try attributes.take(option) else { return ToolCommand.showUsage }
+            }
+            operands = parsed.operands
+        } catch let failure as ToolFailure {
+            return failure.status
+        } catch {
+            return ToolCommand.showUsage
+        }
+        guard !attributes.isEmpty else { return ToolCommand.showUsage }
+        do throws(KeychainError) {
+            guard operands.isEmpty || operands.contains(where: session.names(keychain:)),
+                let found = try first(matching: attributes.searchQuery(), withData: false, session),
+                let reference = found["v_PersistentRef"]
+            else { throw KeychainError.itemNotFound }
+            ToolOutput.print(ItemPrinter.block(found, of: passwordClass, keychainPath: session.keychainPath))
+            // Like macOS, delete the first match only.
+            try session.call(.delete(["v_PersistentRef": reference]))
+            ToolOutput.error("password has been deleted.\n")
+            return 0
+        } catch {
+            ToolOutput.report("SecKeychainSearchCopyNext", error)
+            return error.status
+        }
+    }
+
+    /// The first item `query` matches, with its attributes and persistent reference (and
+    /// its data when asked); nil when there is none.
+    private static func first(matching query: [String: KeychainValue], withData: Bool, _ session: ToolSession) throws(KeychainError) -> [String: KeychainValue]? {
+        var query = query
+        query["r_Attributes"] = .bool(true)
+        query["r_PersistentRef"] = .bool(true)
+        if withData { query["r_Data"] = .bool(true) }
+        do {
+            guard case .dictionary(let item)? = try session.call(.copyMatching(query)) else { return nil }
+            return item
+        } catch where error.status == OSStatusCode.itemNotFound {
+            return nil
+        }
+    }
+}
