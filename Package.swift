@@ -165,7 +165,8 @@ let package = Package(
         ),
         .testTarget(
             name: "SecurityToolTests",
-            dependencies: ["security", "securityd", "trousseau-enclave", "KeychainTestSupport"]
+            dependencies: ["security", "securityd", "trousseau-enclave", "KeychainTestSupport"],
+            exclude: ["Golden"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -3,8 +3,13 @@ import Foundation
 /// The outcome of running a command: exit status, standard output and standard error.
 public struct CommandResult: Sendable {
     public let status: Int32
-    public let stdout: String
-    public let stderr: String
+    /// Standard output and error as bytes, for byte-for-byte comparisons.
+    public let standardOutput: Data
+    public let standardError: Data
+
+    /// Standard output and error as text (invalid UTF-8 repaired).
+    public var stdout: String { String(decoding: standardOutput, as: UTF8.self) }
+    public var stderr: String { String(decoding: standardError, as: UTF8.self) }
 }
 
 /// Runs the package's built executables end to end.
@@ -47,14 +52,27 @@ public enum CommandRunner {
         try process.run()
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
+        // Standard error on a thread of its own (not the cooperative pool, which callers may
+        // be blocking): a child filling one pipe while we wait on the other would never finish.
+        let errorData = DataBox()
+        let errorRead = DispatchSemaphore(value: 0)
+        Thread {
+            errorData.set(stderr.fileHandleForReading.readDataToEndOfFile())
+            errorRead.signal()
+        }.start()
         let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        let err = stderr.fileHandleForReading.readDataToEndOfFile()
+        errorRead.wait()
+        let err = errorData.get()
         process.waitUntilExit()
-        return CommandResult(
-            status: process.terminationStatus,
-            stdout: String(decoding: out, as: UTF8.self),
-            stderr: String(decoding: err, as: UTF8.self))
+        return CommandResult(status: process.terminationStatus, standardOutput: out, standardError: err)
     }
+}
+
+private final class DataBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    func set(_ value: Data) { lock.withLock { data = value } }
+    func get() -> Data { lock.withLock { data } }
 }
 
 /// Stops the securityd of a test keychain (its pid is in the daemon lock file) and waits
