@@ -59,10 +59,10 @@ enum DumpKeychain {
             return 1
         }
         defer { close(fd) }
-        var bytes = Array(out.utf8)
+        let bytes = Array(out.utf8)
         var written = 0
         while written < bytes.count {
-            let count = write(fd, &bytes[written], bytes.count - written)
+            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else {
                 ToolOutput.report("\(outputFile): \(String(cString: strerror(errno)))")

@@ -68,3 +68,19 @@ import Testing
         #expect(try security("delete-generic-password", "-a", "gone").status == 44)
     }
 }
+
+extension GenericPasswordCommandTests {
+    /// `dump-keychain -d -o FILE` writes what it would print, to a file only the user can
+    /// read (it holds secrets).
+    @Test func dumpToAFileIsPrivate() throws {
+        _ = try security("add-generic-password", "-a", "alice", "-s", "svc", "-w", "pw")
+        let printed = try security("dump-keychain", "-d")
+        let file = home + "-dump.txt"
+        let written = try security("dump-keychain", "-d", "-o", file)
+        #expect(written.status == 0 && written.stdout.isEmpty)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == printed.stdout)
+        #expect(printed.stdout.contains("data:\n\"pw\"\n"))
+        let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+}
