@@ -31,13 +31,13 @@ enum DumpKeychain {
         if operands.isEmpty || operands.contains(where: session.names(keychain:)) {
             for passwordClass in [PasswordClass.generic, .internet] {
                 var query: [String: KeychainValue] = [
-                    "class": .string(passwordClass.code), "m_Limit": .string("m_LimitAll"), "r_Attributes": .bool(true),
+                    QueryKey.itemClass: .string(passwordClass.code), QueryKey.matchLimit: .string(QueryKey.matchLimitAll), QueryKey.returnAttributes: .bool(true),
                 ]
-                if showData { query["r_Data"] = .bool(true) }
+                if showData { query[QueryKey.returnData] = .bool(true) }
                 do {
                     guard case .array(let items)? = try session.call(.copyMatching(query)) else { continue }
                     for case .dictionary(let item) in items {
-                        let data = showData ? Array(item["v_Data"]?.dataValue ?? Data()) : nil
+                        let data = showData ? Array(item[QueryKey.valueData]?.dataValue ?? Data()) : nil
                         out += ItemPrinter.block(item, of: passwordClass, keychainPath: session.keychainPath, data: data)
                     }
                 } catch where error.status == OSStatusCode.itemNotFound {

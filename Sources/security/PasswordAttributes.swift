@@ -85,10 +85,10 @@ struct PasswordAttributes {
     /// The query for the first item these flags match, as macOS's `find_first_…_password`
     /// builds it.
     func searchQuery() -> [String: KeychainValue] {
-        var query: [String: KeychainValue] = ["class": .string(passwordClass.code)]
+        var query: [String: KeychainValue] = [QueryKey.itemClass: .string(passwordClass.code)]
         if !namesPrimaryKey { descriptive(into: &query) }
         identifying(into: &query)
-        if let accessGroup { query["agrp"] = .string(accessGroup) }
+        if let accessGroup { query[ItemSchema.Name.accessGroup] = .string(accessGroup) }
         return query
     }
 

@@ -60,7 +60,7 @@ enum PasswordItemCommands {
         }
         if update, updateFirst(matching: attributes, password: password, session) { return 0 }
         var item = attributes.newItem()
-        item["v_Data"] = .data(Data(password?.withUnsafeBytes { Array($0) } ?? []))
+        item[QueryKey.valueData] = .data(Data(password?.withUnsafeBytes { Array($0) } ?? []))
         do {
             try session.call(.add(item))
             return 0
@@ -75,11 +75,11 @@ enum PasswordItemCommands {
     private static func updateFirst(matching attributes: PasswordAttributes, password: SecretBytes?, _ session: ToolSession) -> Bool {
         do {
             guard let found = try first(matching: attributes.searchQuery(), withData: false, session),
-                let reference = found["v_PersistentRef"]
+                let reference = found[QueryKey.valuePersistentRef]
             else { return false }
             var changes = attributes.changes()
-            if let password { changes["v_Data"] = .data(Data(password.withUnsafeBytes { Array($0) })) }
-            try session.call(.update(["v_PersistentRef": reference], attributes: changes))
+            if let password { changes[QueryKey.valueData] = .data(Data(password.withUnsafeBytes { Array($0) })) }
+            try session.call(.update([QueryKey.valuePersistentRef: reference], attributes: changes))
             return true
         } catch {
             if error.status != OSStatusCode.itemNotFound { ToolOutput.report("SecKeychainItemModifyContent", error) }
@@ -158,7 +158,7 @@ enum PasswordItemCommands {
             ToolOutput.report("SecKeychainSearchCopyNext", error)
             return error.status
         }
-        let secret = Array(found["v_Data"]?.dataValue ?? Data())
+        let secret = Array(found[QueryKey.valueData]?.dataValue ?? Data())
         if passwordOnly {
             ToolOutput.print(bytes: ItemPrinter.passwordForW(secret) + [UInt8(ascii: "\n")])
             return 0
@@ -187,11 +187,11 @@ enum PasswordItemCommands {
         do throws(KeychainError) {
             guard operands.isEmpty || operands.contains(where: session.names(keychain:)),
                 let found = try first(matching: attributes.searchQuery(), withData: false, session),
-                let reference = found["v_PersistentRef"]
+                let reference = found[QueryKey.valuePersistentRef]
             else { throw KeychainError.itemNotFound }
             ToolOutput.print(ItemPrinter.block(found, of: passwordClass, keychainPath: session.keychainPath))
             // Like macOS, delete the first match only.
-            try session.call(.delete(["v_PersistentRef": reference]))
+            try session.call(.delete([QueryKey.valuePersistentRef: reference]))
             ToolOutput.error("password has been deleted.\n")
             return 0
         } catch {
@@ -204,9 +204,9 @@ enum PasswordItemCommands {
     /// its data when asked); nil when there is none.
     private static func first(matching query: [String: KeychainValue], withData: Bool, _ session: ToolSession) throws(KeychainError) -> [String: KeychainValue]? {
         var query = query
-        query["r_Attributes"] = .bool(true)
-        query["r_PersistentRef"] = .bool(true)
-        if withData { query["r_Data"] = .bool(true) }
+        query[QueryKey.returnAttributes] = .bool(true)
+        query[QueryKey.returnPersistentRef] = .bool(true)
+        if withData { query[QueryKey.returnData] = .bool(true) }
         do {
             guard case .dictionary(let item)? = try session.call(.copyMatching(query)) else { return nil }
             return item
