@@ -8,6 +8,20 @@ enum CommandTable {
     /// The access-group flag the item commands add to macOS's.
     private static let accessGroupUsage = "    --access-group  Use the access group (Trousseau; default: the caller's first)\n"
 
+    /// `default-keychain` and `login-keychain`, which differ by their word only.
+    private static func keychainCommand(_ word: String) -> ToolCommand {
+        ToolCommand(
+            name: "\(word)-keychain",
+            usage: """
+                [-d user|system|common|dynamic] [-s [keychain]]
+                    -d  Use the specified preference domain
+                    -s  Set the \(word) keychain to the specified keychain
+                With no parameters, display the \(word) keychain.
+                """,
+            help: "Display or set the \(word) keychain.",
+            run: { KeychainListCommands.run(word == "login" ? .loginKeychain : .defaultKeychain, $0, $1) })
+    }
+
     static let commands: [ToolCommand] = [
         ToolCommand(
             name: "help", usage: "[command ...]", help: "Show all commands, or show usage for a command.",
@@ -22,26 +36,8 @@ enum CommandTable {
                 """,
             help: "Display or manipulate the keychain search list.",
             run: { KeychainListCommands.run(.searchList, $0, $1) }),
-        ToolCommand(
-            name: "default-keychain",
-            usage: """
-                [-d user|system|common|dynamic] [-s [keychain]]
-                    -d  Use the specified preference domain
-                    -s  Set the default keychain to the specified keychain
-                With no parameters, display the default keychain.
-                """,
-            help: "Display or set the default keychain.",
-            run: { KeychainListCommands.run(.defaultKeychain, $0, $1) }),
-        ToolCommand(
-            name: "login-keychain",
-            usage: """
-                [-d user|system|common|dynamic] [-s [keychain]]
-                    -d  Use the specified preference domain
-                    -s  Set the login keychain to the specified keychain
-                With no parameters, display the login keychain.
-                """,
-            help: "Display or set the login keychain.",
-            run: { KeychainListCommands.run(.loginKeychain, $0, $1) }),
+        keychainCommand("default"),
+        keychainCommand("login"),
         ToolCommand(
             name: "lock-keychain", usage: "[-a | keychain]\n    -a  Lock all keychains", help: "Lock the specified keychain.",
             run: KeychainCommands.lock),

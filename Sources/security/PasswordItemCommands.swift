@@ -132,21 +132,16 @@ enum PasswordItemCommands {
         var attributes = PasswordAttributes(passwordClass)
         var showPassword = false, passwordOnly = false
         let operands: [String]
-        do {
-            let parsed = try OptionParser(specification, longOptions: accessGroupOption).parse(arguments.dropFirst())
-            for option in parsed.options {
-                if try attributes.take(option) { continue }
-                switch option.name {
-                case "g": showPassword = true
-                case "w": passwordOnly = true
-                default: return ToolCommand.showUsage
-                }
+        switch parseMatch(arguments, specification, into: &attributes, other: { name in
+            switch name {
+            case "g": showPassword = true
+            case "w": passwordOnly = true
+            default: return false
             }
-            operands = parsed.operands
-        } catch let failure as ToolFailure {
-            return failure.status
-        } catch {
-            return ToolCommand.showUsage
+            return true
+        }) {
+        case .success(let words): operands = words
+        case .failure(let failure): return failure.status
         }
         let found: [String: KeychainValue]
         do throws(KeychainError) {
@@ -172,16 +167,9 @@ enum PasswordItemCommands {
         let specification = passwordClass == .generic ? "ha:c:C:D:G:j:l:s:g" : "ha:c:C:d:D:hgj:l:p:P:r:s:t:"
         var attributes = PasswordAttributes(passwordClass)
         let operands: [String]
-        do {
-            let parsed = try OptionParser(specification, longOptions: accessGroupOption).parse(arguments.dropFirst())
-            for option in parsed.options {
-                guard try attributes.take(option) else { return ToolCommand.showUsage }
-            }
-            operands = parsed.operands
-        } catch let failure as ToolFailure {
-            return failure.status
-        } catch {
-            return ToolCommand.showUsage
+        switch parseMatch(arguments, specification, into: &attributes, other: { _ in false }) {
+        case .success(let words): operands = words
+        case .failure(let failure): return failure.status
         }
         guard !attributes.isEmpty else { return ToolCommand.showUsage }
         do throws(KeychainError) {
@@ -197,6 +185,24 @@ enum PasswordItemCommands {
         } catch {
             ToolOutput.report("SecKeychainSearchCopyNext", error)
             return error.status
+        }
+    }
+
+    /// Parses a find or delete command's options: attribute flags into `attributes`, any
+    /// other to `other` (false: a usage error). The operands, or the status to exit with.
+    private static func parseMatch(
+        _ arguments: [String], _ specification: String, into attributes: inout PasswordAttributes, other: (String) -> Bool
+    ) -> Result<[String], ToolFailure> {
+        do {
+            let parsed = try OptionParser(specification, longOptions: accessGroupOption).parse(arguments.dropFirst())
+            for option in parsed.options where !(try attributes.take(option)) {
+                guard other(option.name) else { return .failure(ToolFailure(status: ToolCommand.showUsage)) }
+            }
+            return .success(parsed.operands)
+        } catch let failure as ToolFailure {
+            return .failure(failure)
+        } catch {
+            return .failure(ToolFailure(status: ToolCommand.showUsage))
         }
     }
 
