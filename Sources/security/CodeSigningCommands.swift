@@ -174,18 +174,10 @@ enum CodeSigningCommands {
         guard fd >= 0 else {
             throw KeychainError(status: OSStatusCode.io, message: "cannot create \(temporary): \(String(cString: strerror(errno)))")
         }
-        var written = 0
-        contents.withUnsafeBytes { bytes in
-            while written < bytes.count {
-                let count = write(fd, bytes.baseAddress! + written, bytes.count - written)
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { break }
-                written += count
-            }
-        }
+        let written = ToolOutput.write(contents, to: fd)
         let synced = fsync(fd) == 0
         close(fd)
-        guard written == contents.count, synced, rename(temporary, path) == 0 else {
+        guard written, synced, rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
             throw KeychainError(status: OSStatusCode.io, message: "cannot write \(path): \(reason)")

@@ -8,6 +8,48 @@ enum CommandTable {
     /// The access-group flag the item commands add to macOS's.
     private static let accessGroupUsage = "    --access-group  Use the access group (Trousseau; default: the caller's first)\n"
 
+    /// The lines macOS's two add commands end their usage with.
+    private static let addUsageTail = """
+            -w  Specify password to be added
+            -X  Specify password data to be added as a hexadecimal string
+            -A  Allow any application to access this item without warning (insecure, not recommended!)
+            -T  Specify an application which may access this item (multiple -T options are allowed)
+            -U  Update item if it already exists (if omitted, the item cannot already exist)
+        \(accessGroupUsage)
+        By default, the application which creates an item is trusted to access its data without warning.
+        You can remove this default access by explicitly specifying an empty app pathname: -T ""
+        If no keychain is specified, the password is added to the default keychain.
+        Use of the -p or -w options is insecure. Specify -w as the last option to be prompted.
+
+        """
+
+    /// The match flags find and delete share, for each class.
+    private static let genericMatchUsage = """
+            -a  Match "account" string
+            -c  Match "creator" (four-character code)
+            -C  Match "type" (four-character code)
+            -D  Match "kind" string
+            -G  Match "value" string (generic attribute)
+            -j  Match "comment" string
+            -l  Match "label" string
+            -s  Match "service" string
+        """
+
+    private static let internetMatchUsage = """
+            -a  Match "account" string
+            -c  Match "creator" (four-character code)
+            -C  Match "type" (four-character code)
+            -d  Match "securityDomain" string
+            -D  Match "kind" string
+            -j  Match "comment" string
+            -l  Match "label" string
+            -p  Match "path" string
+            -P  Match port number
+            -r  Match "protocol" (four-character code)
+            -s  Match "server" string
+            -t  Match "authenticationType" (four-character code)
+        """
+
     /// `default-keychain` and `login-keychain`, which differ by their word only.
     private static func keychainCommand(_ word: String) -> ToolCommand {
         ToolCommand(
@@ -95,19 +137,10 @@ enum CommandTable {
                     -l  Specify label (if omitted, service name is used as default label)
                     -s  Specify service name (required)
                     -p  Specify password to be added (legacy option, equivalent to -w)
-                    -w  Specify password to be added
-                    -X  Specify password data to be added as a hexadecimal string
-                    -A  Allow any application to access this item without warning (insecure, not recommended!)
-                    -T  Specify an application which may access this item (multiple -T options are allowed)
-                    -U  Update item if it already exists (if omitted, the item cannot already exist)
-                \(accessGroupUsage)
-                By default, the application which creates an item is trusted to access its data without warning.
-                You can remove this default access by explicitly specifying an empty app pathname: -T ""
-                If no keychain is specified, the password is added to the default keychain.
-                Use of the -p or -w options is insecure. Specify -w as the last option to be prompted.
-
+                \(addUsageTail)
                 """,
-            help: "Add a generic password item.", run: { PasswordItemCommands.add(.generic, $0, $1) }),
+            help: "Add a generic password item.", run: { PasswordItemCommands.add(.generic, $0, $1) },
+            echo: { PasswordItemCommands.hidingPasswords(.generic, $0) }),
         ToolCommand(
             name: "add-internet-password",
             usage: """
@@ -124,31 +157,15 @@ enum CommandTable {
                     -r  Specify protocol (optional four-character SecProtocolType, e.g. "http", "ftp ")
                     -s  Specify server name (required)
                     -t  Specify authentication type (as a four-character SecAuthenticationType, default is "dflt")
-                    -w  Specify password to be added
-                    -X  Specify password data to be added as a hexadecimal string
-                    -A  Allow any application to access this item without warning (insecure, not recommended!)
-                    -T  Specify an application which may access this item (multiple -T options are allowed)
-                    -U  Update item if it already exists (if omitted, the item cannot already exist)
-                \(accessGroupUsage)
-                By default, the application which creates an item is trusted to access its data without warning.
-                You can remove this default access by explicitly specifying an empty app pathname: -T ""
-                If no keychain is specified, the password is added to the default keychain.
-                Use of the -p or -w options is insecure. Specify -w as the last option to be prompted.
-
+                \(addUsageTail)
                 """,
-            help: "Add an internet password item.", run: { PasswordItemCommands.add(.internet, $0, $1) }),
+            help: "Add an internet password item.", run: { PasswordItemCommands.add(.internet, $0, $1) },
+            echo: { PasswordItemCommands.hidingPasswords(.internet, $0) }),
         ToolCommand(
             name: "find-generic-password",
             usage: """
                 [-a account] [-s service] [options...] [-g] [keychain...]
-                    -a  Match "account" string
-                    -c  Match "creator" (four-character code)
-                    -C  Match "type" (four-character code)
-                    -D  Match "kind" string
-                    -G  Match "value" string (generic attribute)
-                    -j  Match "comment" string
-                    -l  Match "label" string
-                    -s  Match "service" string
+                \(genericMatchUsage)
                     -g  Display the password for the item found
                     -w  Display only the password on stdout
                 \(accessGroupUsage)If no keychains are specified to search, the default search list is used.
@@ -158,14 +175,7 @@ enum CommandTable {
             name: "delete-generic-password",
             usage: """
                 [-a account] [-s service] [options...] [keychain...]
-                    -a  Match "account" string
-                    -c  Match "creator" (four-character code)
-                    -C  Match "type" (four-character code)
-                    -D  Match "kind" string
-                    -G  Match "value" string (generic attribute)
-                    -j  Match "comment" string
-                    -l  Match "label" string
-                    -s  Match "service" string
+                \(genericMatchUsage)
                 \(accessGroupUsage)If no keychains are specified to search, the default search list is used.
                 """,
             help: "Delete a generic password item.", run: { PasswordItemCommands.delete(.generic, $0, $1) }),
@@ -173,18 +183,7 @@ enum CommandTable {
             name: "find-internet-password",
             usage: """
                 [-a account] [-s server] [options...] [-g] [keychain...]
-                    -a  Match "account" string
-                    -c  Match "creator" (four-character code)
-                    -C  Match "type" (four-character code)
-                    -d  Match "securityDomain" string
-                    -D  Match "kind" string
-                    -j  Match "comment" string
-                    -l  Match "label" string
-                    -p  Match "path" string
-                    -P  Match port number
-                    -r  Match "protocol" (four-character code)
-                    -s  Match "server" string
-                    -t  Match "authenticationType" (four-character code)
+                \(internetMatchUsage)
                     -g  Display the password for the item found
                     -w  Display only the password on stdout
                 \(accessGroupUsage)If no keychains are specified to search, the default search list is used.
@@ -194,18 +193,7 @@ enum CommandTable {
             name: "delete-internet-password",
             usage: """
                 [-a account] [-s server] [options...] [keychain...]
-                    -a  Match "account" string
-                    -c  Match "creator" (four-character code)
-                    -C  Match "type" (four-character code)
-                    -d  Match "securityDomain" string
-                    -D  Match "kind" string
-                    -j  Match "comment" string
-                    -l  Match "label" string
-                    -p  Match "path" string
-                    -P  Match port number
-                    -r  Match "protocol" (four-character code)
-                    -s  Match "server" string
-                    -t  Match "authenticationType" (four-character code)
+                \(internetMatchUsage)
                 \(accessGroupUsage)If no keychains are specified to search, the default search list is used.
                 """,
             help: "Delete an internet password item.", run: { PasswordItemCommands.delete(.internet, $0, $1) }),

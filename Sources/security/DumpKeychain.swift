@@ -52,24 +52,15 @@ enum DumpKeychain {
             ToolOutput.print(out)
             return 0
         }
-        // The dump may hold secrets: the file is the user's alone.
+        // The dump may hold secrets: the file is the user's alone, an existing one too (open
+        // keeps an existing file's mode).
         let fd = open(outputFile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
+        guard fd >= 0, fchmod(fd, 0o600) == 0, ToolOutput.write(Array(out.utf8), to: fd) else {
             ToolOutput.report("\(outputFile): \(String(cString: strerror(errno)))")
+            if fd >= 0 { close(fd) }
             return 1
         }
-        defer { close(fd) }
-        let bytes = Array(out.utf8)
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else {
-                ToolOutput.report("\(outputFile): \(String(cString: strerror(errno)))")
-                return 1
-            }
-            written += count
-        }
+        close(fd)
         return 0
     }
 }

@@ -7,10 +7,12 @@
 /// Linux additions take long options (`--access-group G`, `--access-group=G`), which
 /// getopt on macOS would reject as an illegal `-` option.
 struct OptionParser {
-    /// One option found, by its letter or long name, with its value when it takes one.
+    /// One option found, by its letter or long name, with its value when it takes one, and
+    /// where that value is: the index of its word in the arguments, which it ends.
     struct Option {
         var name: String
         var value: String?
+        var valueWord: Int? = nil
     }
 
     /// Why parsing stopped: the command answers with its usage (status 2) unless it
@@ -65,10 +67,10 @@ struct OptionParser {
                 guard let valued = longOptions[name] else { throw report(.unknownOption(String(body))) }
                 if let equals = body.firstIndex(of: "=") {
                     guard valued else { throw report(.unknownOption(String(body))) }
-                    options.append(Option(name: name, value: String(body[body.index(after: equals)...])))
+                    options.append(Option(name: name, value: String(body[body.index(after: equals)...]), valueWord: index - 1))
                 } else if valued {
                     guard index < arguments.endIndex else { throw report(.missingValue(name)) }
-                    options.append(Option(name: name, value: arguments[index]))
+                    options.append(Option(name: name, value: arguments[index], valueWord: index))
                     index += 1
                 } else {
                     options.append(Option(name: name, value: nil))
@@ -84,9 +86,9 @@ struct OptionParser {
                     continue
                 }
                 if !letters.isEmpty {
-                    options.append(Option(name: String(letter), value: String(letters)))
+                    options.append(Option(name: String(letter), value: String(letters), valueWord: index - 1))
                 } else if index < arguments.endIndex {
-                    options.append(Option(name: String(letter), value: arguments[index]))
+                    options.append(Option(name: String(letter), value: arguments[index], valueWord: index))
                     index += 1
                 } else if valueMayBeMissing.contains(letter) {
                     options.append(Option(name: String(letter), value: nil))

@@ -66,9 +66,7 @@ struct PasswordAttributes {
 
     /// Whether no attribute was named (a delete then shows its usage).
     var isEmpty: Bool {
-        account == nil && service == nil && label == nil && comment == nil && kind == nil && genericValue == nil
-            && creator == 0 && type == 0 && securityDomain == nil && path == nil && port == 0 && protocolCode == 0
-            && authenticationType == 0 && accessGroup == nil
+        changes().isEmpty && accessGroup == nil
     }
 
     /// Whether the flags name the class's whole primary key; macOS's tool then searches by

@@ -13,11 +13,9 @@ enum PasswordItemCommands {
         if passwordClass == .internet { attributes.authenticationType = 0x6466_6C74 }  // "dflt", as macOS's tool
         var password: SecretBytes?
         var update = false
-        let specification = passwordClass == .generic ? ":a:c:C:D:G:j:l:s:p:w:X:UAT:h" : ":a:c:C:d:D:j:l:p:P:r:s:t:w:X:UAT:h"
         let operands: [String]
         do {
-            let parsed = try OptionParser(specification, longOptions: accessGroupOption, valueMayBeMissing: ["w", "p"])
-                .parse(arguments.dropFirst())
+            let parsed = try addParser(passwordClass).parse(arguments.dropFirst())
             for option in parsed.options {
                 if option.value == nil, option.name == "w" || option.name == "p" {
                     // -w (or -p) as the last argument, without a value: ask for the password, twice.
@@ -60,7 +58,7 @@ enum PasswordItemCommands {
         }
         if update, updateFirst(matching: attributes, password: password, session) { return 0 }
         var item = attributes.newItem()
-        item[QueryKey.valueData] = .data(Data(password?.withUnsafeBytes { Array($0) } ?? []))
+        item[QueryKey.valueData] = .data(password?.withUnsafeBytes { Data($0) } ?? Data())
         do {
             try session.call(.add(item))
             return 0
@@ -68,6 +66,28 @@ enum PasswordItemCommands {
             ToolOutput.report(function, error)
             return error.status
         }
+    }
+
+    /// The add commands' options, parsed silently as macOS's `:` specification does.
+    private static func addParser(_ passwordClass: PasswordClass) -> OptionParser {
+        let specification = passwordClass == .generic ? ":a:c:C:D:G:j:l:s:p:w:X:UAT:h" : ":a:c:C:d:D:j:l:p:P:r:s:t:w:X:UAT:h"
+        return OptionParser(specification, longOptions: accessGroupOption, valueMayBeMissing: ["w", "p"])
+    }
+
+    /// An add command's words with the password values (`-w`, `-X`, and the generic
+    /// command's `-p`) hidden, for `-v`'s echo: `security -i` keeps a secret out of the
+    /// argument list, and the echo must not put it on standard error instead.
+    static func hidingPasswords(_ passwordClass: PasswordClass, _ words: [String]) -> [String] {
+        let secret: Set<String> = passwordClass == .generic ? ["w", "p", "X"] : ["w", "X"]
+        guard let parsed = try? addParser(passwordClass).parse(words.dropFirst()) else {
+            return Array(words.prefix(1)) + words.dropFirst().map { _ in "<hidden>" }
+        }
+        var hidden = words
+        for option in parsed.options where secret.contains(option.name) {
+            guard let value = option.value, let index = option.valueWord else { continue }
+            hidden[index] = String(hidden[index].dropLast(value.count)) + "<hidden>"
+        }
+        return hidden
     }
 
     /// `-U`: changes the first item matching, as macOS's tool does; false when there is
@@ -78,7 +98,7 @@ enum PasswordItemCommands {
                 let reference = found[QueryKey.valuePersistentRef]
             else { return false }
             var changes = attributes.changes()
-            if let password { changes[QueryKey.valueData] = .data(Data(password.withUnsafeBytes { Array($0) })) }
+            if let password { changes[QueryKey.valueData] = .data(password.withUnsafeBytes { Data($0) }) }
             try session.call(.update([QueryKey.valuePersistentRef: reference], attributes: changes))
             return true
         } catch {

@@ -72,7 +72,7 @@ enum SecurityTool {
             return 1
         }
         if session.verbose {
-            ToolOutput.error(command.name + words.dropFirst().map { " \"\($0)\"" }.joined() + "\n")
+            ToolOutput.error(command.name + command.echo(words).dropFirst().map { " \"\($0)\"" }.joined() + "\n")
         }
         let result = command.run(words, session)
         if result == ToolCommand.showUsage {

@@ -14,6 +14,8 @@ struct ToolCommand: Sendable {
     let usage: String
     let help: String
     let run: @Sendable (_ arguments: [String], _ session: ToolSession) -> Int32
+    /// The words `-v` echoes: the arguments, with any secret among them hidden.
+    var echo: @Sendable (_ arguments: [String]) -> [String] = { $0 }
 }
 
 /// What one run of the tool shares between its commands (several with `-i`): the global

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import KeychainModel
 import Synchronization
 
@@ -23,7 +24,7 @@ enum ToolOutput {
     }
 
     static func error(_ text: String) {
-        write(STDERR_FILENO, Array(text.utf8))
+        _ = write(Array(text.utf8), to: STDERR_FILENO)
     }
 
     /// Writes what is buffered for standard output.
@@ -32,16 +33,21 @@ enum ToolOutput {
             defer { pending.removeAll(keepingCapacity: true) }
             return pending
         }
-        write(STDOUT_FILENO, bytes)
+        _ = write(bytes, to: STDOUT_FILENO)
     }
 
-    private static func write(_ fd: Int32, _ bytes: [UInt8]) {
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return }
-            written += count
+    /// Writes all of `bytes` to `fd`, retrying interrupted and short writes; false (errno
+    /// set) when a write fails.
+    static func write<Bytes: ContiguousBytes>(_ bytes: Bytes, to fd: Int32) -> Bool {
+        bytes.withUnsafeBytes { buffer in
+            var written = 0
+            while written < buffer.count {
+                let count = Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                written += count
+            }
+            return true
         }
     }
 
@@ -70,6 +76,6 @@ extension KeychainError {
     /// Any error of a keychain call as a KeychainError (an unexpected one as an internal
     /// component failure).
     static func from(_ error: any Error) -> KeychainError {
-        error as? KeychainError ?? KeychainError(status: OSStatusCode.internalComponent)
+        error as? KeychainError ?? KeychainError.internalComponent
     }
 }

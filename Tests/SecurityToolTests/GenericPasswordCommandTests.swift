@@ -71,11 +71,12 @@ import Testing
 
 extension GenericPasswordCommandTests {
     /// `dump-keychain -d -o FILE` writes what it would print, to a file only the user can
-    /// read (it holds secrets).
+    /// read (it holds secrets) — an existing, readable file too.
     @Test func dumpToAFileIsPrivate() throws {
         _ = try security("add-generic-password", "-a", "alice", "-s", "svc", "-w", "pw")
         let printed = try security("dump-keychain", "-d")
         let file = home + "-dump.txt"
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("old".utf8), attributes: [.posixPermissions: 0o644]))
         let written = try security("dump-keychain", "-d", "-o", file)
         #expect(written.status == 0 && written.stdout.isEmpty)
         #expect(try String(contentsOfFile: file, encoding: .utf8) == printed.stdout)
