@@ -108,34 +108,33 @@ public final class EnclaveClient: Keybag {
 
     /// Sends one request and returns the body of a successful response.
     ///
-    /// When the enclave dies (killed, crashed), the request in flight fails and the next
-    /// one starts a new enclave — which, like a rebooted device, is before its first
-    /// unlock when a passcode is set.
+    /// When the enclave dies (killed, crashed), a request it never read goes to a new
+    /// enclave — which, like a rebooted device, is before its first unlock when a passcode
+    /// is set; a request it may have acted on fails, and the next one starts a new enclave.
     private func call(_ request: EnclaveRequest) throws -> ByteReader {
         var payload = EnclaveWire.encode(request)
         defer { payload.withUnsafeMutableBytes { SecretBytes.zero($0) } }
         return try connection.withLock { connection in
-            if connection.broken, let relaunch {
-                let (fd, process) = try relaunch()
-                Self.end(connection)
-                connection = Connection(fd: fd, process: process)
-                Self.report("the enclave had exited; started a new one (pid \(process))")
-            }
-            let response: Data?
-            do {
-                try FrameIO.write(payload, to: connection.fd)
-                response = try FrameIO.read(from: connection.fd, maximumSize: EnclaveWire.maximumFrameSize)
-            } catch let error as KeychainError where error.status == OSStatusCode.io {
-                connection.broken = true
-                Self.report("the enclave connection failed: \(error.message)")
-                throw error
-            }
-            guard let response else {
+            for _ in 0..<2 {
+                if connection.broken, let relaunch {
+                    let (fd, process) = try relaunch()
+                    Self.end(connection)
+                    connection = Connection(fd: fd, process: process)
+                    Self.report("the enclave had exited; started a new one (pid \(process))")
+                }
+                let response: Data?
+                do {
+                    response = try FrameIO.exchange(payload, on: connection.fd, maximumSize: EnclaveWire.maximumFrameSize)
+                } catch let error as KeychainError where error.status == OSStatusCode.io {
+                    connection.broken = true
+                    Self.report("the enclave connection failed: \(error.message)")
+                    throw KeychainError(status: OSStatusCode.notAvailable, message: "the enclave exited during the request")
+                }
+                if let response { return try EnclaveWire.body(of: response) }
                 connection.broken = true
                 Self.report("the enclave exited")
-                throw KeychainError(status: OSStatusCode.notAvailable, message: "the enclave exited")
             }
-            return try EnclaveWire.body(of: response)
+            throw KeychainError(status: OSStatusCode.notAvailable, message: "the enclave exited")
         }
     }
 

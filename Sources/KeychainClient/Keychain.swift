@@ -58,10 +58,8 @@ public struct Keychain: Sendable {
 }
 
 extension Keychain {
-    /// The process's connection to securityd: made on first use (starting the daemon if
-    /// none runs) and made again once after the daemon restarted. A request the old daemon
-    /// applied just before it died is sent again, so a repeated add can then report
-    /// errSecDuplicateItem.
+    /// The process's connection to securityd, made on first use (starting the daemon if
+    /// none runs); ``KeychainClient`` reconnects when the daemon restarts.
     final class Connection: Sendable {
         private let paths: KeychainPaths
         private let daemonEnvironment: [String: String]
@@ -75,12 +73,7 @@ extension Keychain {
         @discardableResult
         func call(_ request: ServiceRequest) throws(KeychainError) -> KeychainValue? {
             do {
-                do {
-                    return try connected().call(request)
-                } catch let error as KeychainError where error.status == OSStatusCode.io {
-                    client.withLock { $0 = nil }  // the daemon went away: the next one answers
-                    return try connected().call(request)
-                }
+                return try connected().call(request)
             } catch let error as KeychainError {
                 throw error
             } catch {

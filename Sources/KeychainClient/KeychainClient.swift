@@ -10,15 +10,22 @@ import Glibc
 /// A connection to securityd, the daemon that owns the keychain: SecItem calls and
 /// keychain calls over framed requests on a Unix socket. When no daemon listens, the
 /// client starts one and waits for it.
+///
+/// When the daemon goes away (it exited idle, was stopped, or crashed), a request it never
+/// read goes to the next daemon, which the client starts; a request it may have applied is
+/// never sent twice: that call fails with errSecIO and the next one reconnects.
 public final class KeychainClient: Sendable {
+    private let endpoint: Endpoint
+    /// The connected socket; -1 once the daemon is gone, until the next call reconnects.
     private let connection: Mutex<Int32>
 
-    private init(fd: Int32) {
+    private init(endpoint: Endpoint, fd: Int32) {
+        self.endpoint = endpoint
         connection = Mutex(fd)
     }
 
     deinit {
-        _ = connection.withLock { close($0) }
+        _ = connection.withLock { $0 >= 0 ? close($0) : 0 }
     }
 
     /// The daemon executable: `$TROUSSEAU_SECURITYD`, else `securityd` beside this
@@ -38,78 +45,14 @@ public final class KeychainClient: Sendable {
         _ paths: KeychainPaths = .fromEnvironment(), daemon: String = defaultDaemon,
         daemonEnvironment: [String: String] = [:], timeout: Duration = .seconds(10)
     ) throws -> KeychainClient {
-        if let fd = try attempt(paths.socket) { return KeychainClient(fd: fd) }
-        try startDaemon(daemon, home: paths.home, environment: daemonEnvironment)
-        let deadline = ContinuousClock.now + timeout
-        var pause: UInt32 = 1_000
-        while ContinuousClock.now < deadline {
-            usleep(pause)
-            pause = min(pause * 2, 50_000)
-            if let fd = try attempt(paths.socket) { return KeychainClient(fd: fd) }
-        }
-        throw KeychainError(status: OSStatusCode.notAvailable, message: "securityd did not start (\(daemon))")
-    }
-
-    /// One connection attempt: nil when nobody listens yet.
-    private static func attempt(_ path: String) throws -> Int32? {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw KeychainError(status: OSStatusCode.io, message: "socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            close(fd)
-            throw KeychainError.param("socket path longer than 107 bytes: \(path)")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        if connected == 0 { return fd }
-        let reason = errno
-        close(fd)
-        guard reason == ENOENT || reason == ECONNREFUSED || reason == EAGAIN else {
-            throw KeychainError(status: OSStatusCode.io, message: "connect \(path): \(String(cString: strerror(reason)))")
-        }
-        return nil
-    }
-
-    /// Starts the daemon in a session of its own, its standard streams on /dev/null.
-    /// Several clients may do this at once: all but one daemon find the lock taken and exit.
-    private static func startDaemon(_ daemon: String, home: String, environment: [String: String]) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for fd: Int32 in [0, 1, 2] {
-            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
-        }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, 0x80)  // POSIX_SPAWN_SETSID, hidden behind _GNU_SOURCE
-        let words: [String] = [daemon, "--home", home]
-        let argv = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let variables = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
-        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { envp.forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, daemon, &actions, &attributes, argv, envp)
-        guard result == 0 else {
-            throw KeychainError(status: OSStatusCode.notAvailable, message: "cannot start \(daemon): \(String(cString: strerror(result)))")
-        }
-        // Reap it if it exits while we live (a second instance exits at once); a daemon
-        // that outlives us is reparented.
-        let child = pid
-        DispatchQueue.global(qos: .background).async {
-            var status: Int32 = 0
-            while waitpid(child, &status, 0) < 0, errno == EINTR {}
-        }
+        let endpoint = Endpoint(paths: paths, daemon: daemon, daemonEnvironment: daemonEnvironment, timeout: timeout)
+        return KeychainClient(endpoint: endpoint, fd: try endpoint.open())
     }
 
     /// Sends a request and waits for its response.
     ///
-    /// - Throws: the daemon's OSStatus, or `errSecIO` when the connection breaks.
+    /// - Throws: the daemon's OSStatus, or `errSecIO` when the connection broke after the
+    ///   daemon read the request.
     @discardableResult
     public func call(_ request: ServiceRequest) throws -> KeychainValue? {
         var payload = ServiceWire.encode(request)
@@ -119,11 +62,22 @@ public final class KeychainClient: Sendable {
             throw KeychainError(status: OSStatusCode.dataTooLarge, message: "the request is larger than \(ServiceWire.maximumFrameSize) bytes")
         }
         let response = try connection.withLock { fd -> ServiceResponse in
-            try FrameIO.write(payload, to: fd)
-            guard let frame = try FrameIO.read(from: fd, maximumSize: ServiceWire.maximumFrameSize) else {
-                throw KeychainError(status: OSStatusCode.io, message: "securityd closed the connection")
+            // A few tries: a daemon that refuses the connection (stopping, full) is followed by another.
+            for _ in 0..<3 {
+                if fd < 0 { fd = try endpoint.open() }
+                let frame: Data?
+                do {
+                    frame = try FrameIO.exchange(payload, on: fd, maximumSize: ServiceWire.maximumFrameSize)
+                } catch {
+                    close(fd)
+                    fd = -1
+                    throw error
+                }
+                if let frame { return try ServiceWire.decodeResponse(frame) }
+                close(fd)  // the daemon went away without reading the request
+                fd = -1
             }
-            return try ServiceWire.decodeResponse(frame)
+            throw KeychainError(status: OSStatusCode.io, message: "securityd closed the connection unread three times")
         }
         return try response.get()
     }

@@ -1,3 +1,4 @@
+import Dispatch
 import Enclave
 import FoundationEssentials
 import Glibc
@@ -74,5 +75,43 @@ import Testing
         close(fds[1])
         #expect(throws: KeychainError.io) { try FrameIO.read(from: fds[0], maximumSize: EnclaveWire.maximumFrameSize) }
         #expect(try FrameIO.read(from: fds[0], maximumSize: EnclaveWire.maximumFrameSize) == nil)
+    }
+
+    /// An exchange tells a request the peer never read (safe to send elsewhere: nil) from
+    /// one it read before closing (it may have acted on it: errSecIO).
+    @Test func exchangeTellsAnUnreadRequestFromALostOne() throws {
+        func pair() -> (Int32, Int32) {
+            var fds: [Int32] = [-1, -1]
+            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+            return (fds[0], fds[1])
+        }
+        let request = Data("request".utf8)
+
+        let (client, server) = pair()  // the server closes with the request unread
+        #expect(send(client, [0, 0, 0, 1, 9], 5, 0) == 5)  // an earlier frame, still queued when it dies
+        close(server)
+        #expect(try FrameIO.exchange(request, on: client, maximumSize: 100) == nil)
+        close(client)
+
+        let (idle, gone) = pair()  // the server was gone before the request
+        close(gone)
+        #expect(try FrameIO.exchange(request, on: idle, maximumSize: 100) == nil)
+        close(idle)
+
+        let (asker, reader) = pair()  // the server reads the request, then closes
+        DispatchQueue.global().async {
+            _ = try? FrameIO.read(from: reader, maximumSize: 100)
+            close(reader)
+        }
+        #expect(throws: KeychainError.io) { try FrameIO.exchange(request, on: asker, maximumSize: 100) }
+        close(asker)
+
+        let (caller, answerer) = pair()  // and a served request gets its answer
+        DispatchQueue.global().async {
+            if (try? FrameIO.read(from: answerer, maximumSize: 100)) != nil { try? FrameIO.write(Data("answer".utf8), to: answerer) }
+            close(answerer)
+        }
+        #expect(try FrameIO.exchange(request, on: caller, maximumSize: 100) == Data("answer".utf8))
+        close(caller)
     }
 }

@@ -98,11 +98,14 @@ public enum DaemonControl {
         return words.first?.hasSuffix("/securityd") == true && words.contains(home)
     }
 
-    /// Whether `pid` runs: exists and is not a zombie waiting for init to reap it.
+    /// Whether `pid` runs: exists and is not a zombie waiting for init to reap it. A killed
+    /// process's main thread turns zombie before its other threads have exited and closed
+    /// its descriptors (its socket still accepts): it runs until they are gone.
     public static func isRunning(_ pid: pid_t) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let close = stat.lastIndex(of: ")")
         else { return false }
-        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first != "Z"
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").count) ?? 0
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first != "Z" || threads > 1
     }
 }
