@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "securityd", targets: ["securityd"]),
         .library(name: "KeychainClient", targets: ["KeychainClient"]),
         .library(name: "Security", targets: ["Security"]),
+        .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
@@ -108,6 +109,10 @@ let package = Package(
             dependencies: ["KeychainModel", "KeychainStore", "Keybag", "Enclave", "KeychainClient"],
             path: "Tests/KeychainTestSupport"
         ),
+        .target(
+            name: "LocalAuthentication",
+            dependencies: ["Security", "KeychainClient", "KeychainModel"]
+        ),
         .executableTarget(
             name: "keychain-example",
             dependencies: ["Security"],
@@ -129,7 +134,8 @@ let package = Package(
         .testTarget(
             name: "SecurityAPITests",
             dependencies: [
-                "Security", "KeychainClient", "KeychainTestSupport", "securityd", "trousseau-enclave", "security", "keychain-example",
+                "Security", "LocalAuthentication", "KeychainClient", "KeychainTestSupport", "securityd", "trousseau-enclave", "security",
+                "keychain-example",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -161,14 +161,35 @@ public final class EnclaveClient: Keybag {
         return try MetadataKey(bytes: Self.key(&body))
     }
 
-    public func wrapItemKey(_ itemKey: ItemKey, for protection: ProtectionClass, associatedData: Data) throws -> Data {
-        var body = try call(.wrapItemKey(protection, itemKey, associatedData: associatedData))
-        return try body.lengthPrefixed(limit: EnclaveWire.fieldLimit)
+    public func wrapItemKey(
+        _ itemKey: ItemKey, for protection: ProtectionClass, associatedData: Data, access: AccessControl?, context: Data?
+    ) throws -> (wrapped: Data, access: AccessControl?) {
+        var body = try call(.wrapItemKey(protection, itemKey, associatedData: associatedData, access: access, context: context))
+        let wrapped = try body.lengthPrefixed(limit: EnclaveWire.fieldLimit)
+        return (wrapped, try EnclaveWire.readAccess(&body).0)
     }
 
-    public func unwrapItemKey(_ wrapped: Data, for protection: ProtectionClass, associatedData: Data) throws -> ItemKey {
-        var body = try call(.unwrapItemKey(protection, wrapped: wrapped, associatedData: associatedData))
+    public func unwrapItemKey(
+        _ wrapped: Data, for protection: ProtectionClass, associatedData: Data, access: AccessControl?, context: Data?
+    ) throws -> ItemKey {
+        var body = try call(.unwrapItemKey(protection, wrapped: wrapped, associatedData: associatedData, access: access, context: context))
         return try ItemKey(bytes: Self.key(&body))
+    }
+
+    // MARK: - Authentication
+
+    /// See ``SoftwareKeybag/authenticate(_:)``.
+    public func authenticate(_ request: AuthenticationRequest) throws {
+        _ = try call(.authenticate(request))
+    }
+
+    public func invalidateAuthentication(context: Data) throws {
+        _ = try call(.invalidateAuthentication(context: context))
+    }
+
+    public func authenticationCapabilities() throws -> AuthenticationCapabilities {
+        var body = try call(.authenticationCapabilities)
+        return try AuthenticationCapabilities(from: &body)
     }
 
     // MARK: - Lock state and passcode

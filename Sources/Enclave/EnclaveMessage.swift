@@ -13,8 +13,11 @@ public enum EnclaveRequest: Sendable {
     case updateSettings(autoLockSeconds: UInt32?, eraseAfterFailures: UInt32?)
     case indexKey
     case metadataKey(ProtectionClass)
-    case wrapItemKey(ProtectionClass, ItemKey, associatedData: Data)
-    case unwrapItemKey(ProtectionClass, wrapped: Data, associatedData: Data)
+    case wrapItemKey(ProtectionClass, ItemKey, associatedData: Data, access: AccessControl? = nil, context: Data? = nil)
+    case unwrapItemKey(ProtectionClass, wrapped: Data, associatedData: Data, access: AccessControl? = nil, context: Data? = nil)
+    case authenticate(AuthenticationRequest)
+    case invalidateAuthentication(context: Data)
+    case authenticationCapabilities
 }
 
 /// What the enclave reports about itself.
@@ -38,6 +41,7 @@ public enum EnclaveWire {
 
     enum Opcode: UInt8 {
         case status = 1, unlock, lock, changePasscode, updateSettings, indexKey, metadataKey, wrapItemKey, unwrapItemKey
+        case authenticate, invalidateAuthentication, authenticationCapabilities
     }
 
     public static func encode(_ request: EnclaveRequest) -> Data {
@@ -62,16 +66,26 @@ public enum EnclaveWire {
         case .metadataKey(let protection):
             out.append(Opcode.metadataKey.rawValue)
             out.appendLengthPrefixed(Data(protection.rawValue.utf8))
-        case .wrapItemKey(let protection, let itemKey, let associatedData):
+        case .wrapItemKey(let protection, let itemKey, let associatedData, let access, let context):
             out.append(Opcode.wrapItemKey.rawValue)
             out.appendLengthPrefixed(Data(protection.rawValue.utf8))
             out.appendSecret(itemKey.secretBytes)
             out.appendLengthPrefixed(associatedData)
-        case .unwrapItemKey(let protection, let wrapped, let associatedData):
+            appendAccess(access, context: context, to: &out)
+        case .unwrapItemKey(let protection, let wrapped, let associatedData, let access, let context):
             out.append(Opcode.unwrapItemKey.rawValue)
             out.appendLengthPrefixed(Data(protection.rawValue.utf8))
             out.appendLengthPrefixed(wrapped)
             out.appendLengthPrefixed(associatedData)
+            appendAccess(access, context: context, to: &out)
+        case .authenticate(let request):
+            out.append(Opcode.authenticate.rawValue)
+            request.encode(to: &out)
+        case .invalidateAuthentication(let context):
+            out.append(Opcode.invalidateAuthentication.rawValue)
+            out.appendLengthPrefixed(context)
+        case .authenticationCapabilities:
+            out.append(Opcode.authenticationCapabilities.rawValue)
         }
         return out
     }
@@ -104,11 +118,18 @@ public enum EnclaveWire {
         case .wrapItemKey:
             let protection = try protection(&reader)
             let itemKey = try ItemKey(bytes: try reader.secret(limit: fieldLimit))
-            request = .wrapItemKey(protection, itemKey, associatedData: try reader.lengthPrefixed(limit: fieldLimit))
+            let associatedData = try reader.lengthPrefixed(limit: fieldLimit)
+            let (access, context) = try readAccess(&reader)
+            request = .wrapItemKey(protection, itemKey, associatedData: associatedData, access: access, context: context)
         case .unwrapItemKey:
             let protection = try protection(&reader)
             let wrapped = try reader.lengthPrefixed(limit: fieldLimit)
-            request = .unwrapItemKey(protection, wrapped: wrapped, associatedData: try reader.lengthPrefixed(limit: fieldLimit))
+            let associatedData = try reader.lengthPrefixed(limit: fieldLimit)
+            let (access, context) = try readAccess(&reader)
+            request = .unwrapItemKey(protection, wrapped: wrapped, associatedData: associatedData, access: access, context: context)
+        case .authenticate: request = .authenticate(try AuthenticationRequest(from: &reader))
+        case .invalidateAuthentication: request = .invalidateAuthentication(context: try reader.lengthPrefixed(limit: 64))
+        case .authenticationCapabilities: request = .authenticationCapabilities
         }
         guard reader.isAtEnd else { throw KeychainError.decode("trailing bytes in enclave request") }
         return request
@@ -144,6 +165,20 @@ public enum EnclaveWire {
     }
 
 
+
+    /// An optional access control and an optional context id, each after a presence byte.
+    static func appendAccess(_ access: AccessControl?, context: Data?, to out: inout Data) {
+        for field in [access?.encoded, context] {
+            out.append(field == nil ? 0 : 1)
+            if let field { out.appendLengthPrefixed(field) }
+        }
+    }
+
+    static func readAccess(_ reader: inout ByteReader) throws -> (AccessControl?, Data?) {
+        let access = try reader.byte() == 1 ? try AccessControl(encoded: reader.lengthPrefixed(limit: AccessControl.maximumEncodedSize)) : nil
+        let context = try reader.byte() == 1 ? try reader.lengthPrefixed(limit: 64) : nil
+        return (access, context)
+    }
 
     static func protection(_ reader: inout ByteReader) throws -> ProtectionClass {
         let name = String(decoding: try reader.lengthPrefixed(limit: 8), as: UTF8.self)

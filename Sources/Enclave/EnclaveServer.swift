@@ -48,13 +48,27 @@ public struct EnclaveServer: Sendable {
                 return EnclaveWire.success(Self.bytes(try keybag.indexKey().secretBytes))
             case .metadataKey(let protection):
                 return EnclaveWire.success(Self.bytes(try keybag.metadataKey(for: protection).secretBytes))
-            case .wrapItemKey(let protection, let itemKey, let associatedData):
+            case .wrapItemKey(let protection, let itemKey, let associatedData, let access, let context):
+                let (wrapped, bound) = try keybag.wrapItemKey(
+                    itemKey, for: protection, associatedData: associatedData, access: access, context: context)
                 var body = Data()
-                body.appendLengthPrefixed(try keybag.wrapItemKey(itemKey, for: protection, associatedData: associatedData))
+                body.appendLengthPrefixed(wrapped)
+                EnclaveWire.appendAccess(bound, context: nil, to: &body)
                 return EnclaveWire.success(body)
-            case .unwrapItemKey(let protection, let wrapped, let associatedData):
-                let itemKey = try keybag.unwrapItemKey(wrapped, for: protection, associatedData: associatedData)
+            case .unwrapItemKey(let protection, let wrapped, let associatedData, let access, let context):
+                let itemKey = try keybag.unwrapItemKey(
+                    wrapped, for: protection, associatedData: associatedData, access: access, context: context)
                 return EnclaveWire.success(Self.bytes(itemKey.secretBytes))
+            case .authenticate(let request):
+                try keybag.authenticate(request)
+                return EnclaveWire.success()
+            case .invalidateAuthentication(let context):
+                keybag.presence.invalidate(context: context)
+                return EnclaveWire.success()
+            case .authenticationCapabilities:
+                var body = Data()
+                try keybag.capabilities().encode(to: &body)
+                return EnclaveWire.success(body)
             }
         } catch let error as KeychainError {
             return EnclaveWire.failure(error)

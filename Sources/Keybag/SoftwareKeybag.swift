@@ -17,6 +17,8 @@ public final class SoftwareKeybag: Keybag {
         public var minimumLogN: UInt8 = 14
         /// Seconds since 1970; replaceable so tests can move time.
         public var clock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        /// The biometric sensor this keybag trusts, if any.
+        public var biometricSensor: (any BiometricSensor)?
 
         public init() {}
     }
@@ -38,6 +40,8 @@ public final class SoftwareKeybag: Keybag {
     private let deviceKey: any DeviceKey
     private let configuration: Configuration
     private let state: Mutex<State>
+    /// Authentication contexts and their proofs, for items with an access control.
+    public let presence: PresenceAuthority
 
     /// Opens the keybag in `directory`, creating one without a passcode on first use.
     /// With a passcode set it starts before first unlock: only class D is available.
@@ -51,6 +55,10 @@ public final class SoftwareKeybag: Keybag {
         self.directory = directory
         self.deviceKey = deviceKey
         self.configuration = configuration
+        presence = PresenceAuthority(
+            sensor: configuration.biometricSensor,
+            enrollmentKey: try deviceKey.authenticationCode(for: Data("trousseau biometric enrollment key".utf8)),
+            clock: configuration.clock)
         let now = configuration.clock()
         if let file = try KeybagFile.load(from: directory) {
             state = Mutex(try Self.open(file, deviceKey: deviceKey, now: now))
@@ -93,12 +101,81 @@ public final class SoftwareKeybag: Keybag {
         try classKey(protection).metadataKey()
     }
 
-    public func wrapItemKey(_ itemKey: ItemKey, for protection: ProtectionClass, associatedData: Data) throws -> Data {
-        try classKey(protection).wrap(itemKey, associatedData: associatedData)
+    public func wrapItemKey(
+        _ itemKey: ItemKey, for protection: ProtectionClass, associatedData: Data, access: AccessControl?, context: Data?
+    ) throws -> (wrapped: Data, access: AccessControl?) {
+        guard var access else { return (try classKey(protection).wrap(itemKey, associatedData: associatedData), nil) }
+        // Bind what the access control will be checked against, and refuse one nobody could satisfy.
+        let enrollment = try presence.enrollmentDigest()
+        if access.factors.contains(.biometryCurrentSet) { access.enrollment = enrollment }
+        var available: Set<AccessControl.Factor> = []
+        if status().hasPasscode { available.insert(.passcode) }
+        if !enrollment.isEmpty { available.formUnion([.biometryAny, .biometryCurrentSet]) }
+        guard access.isSatisfied(by: available) else {
+            throw KeychainError(
+                status: OSStatusCode.authFailed,
+                message: "the access control cannot be satisfied: no keychain passcode is set or no finger is enrolled")
+        }
+        var password: SecretBytes?
+        if access.requiresApplicationPassword {
+            password = try applicationPassword(context: context)
+            access.passwordSalt = AccessBinding.passwordSalt(logN: configuration.minimumLogN)
+        }
+        let bound = AccessBinding.associatedData(associatedData, access: access)
+        var wrapped = try classKey(protection).wrap(itemKey, associatedData: bound)
+        if let password {
+            wrapped = try AccessBinding.seal(wrapped, password: password, salt: access.passwordSalt, associatedData: bound)
+        }
+        return (wrapped, access)
     }
 
-    public func unwrapItemKey(_ wrapped: Data, for protection: ProtectionClass, associatedData: Data) throws -> ItemKey {
-        try classKey(protection).unwrap(wrapped, associatedData: associatedData)
+    public func unwrapItemKey(
+        _ wrapped: Data, for protection: ProtectionClass, associatedData: Data, access: AccessControl?, context: Data?
+    ) throws -> ItemKey {
+        guard let access else { return try classKey(protection).unwrap(wrapped, associatedData: associatedData) }
+        let key = try classKey(protection)  // the lock state first, as for any item
+        try presence.authorize(access, operation: AccessBinding.operation(associatedData: associatedData), context: context)
+        let bound = AccessBinding.associatedData(associatedData, access: access)
+        var classWrapped = wrapped
+        if access.requiresApplicationPassword {
+            classWrapped = try AccessBinding.open(
+                wrapped, password: try applicationPassword(context: context), salt: access.passwordSalt, associatedData: bound)
+        }
+        return try key.unwrap(classWrapped, associatedData: bound)
+    }
+
+    private func applicationPassword(context: Data?) throws -> SecretBytes {
+        guard let password = presence.applicationPassword(context: context) else {
+            throw KeychainError(status: OSStatusCode.authNeeded, message: "the item needs its application password")
+        }
+        return password
+    }
+
+    /// Checks evidence of the user's presence and records the proof in its context.
+    ///
+    /// - Throws: `errSecAuthFailed` for a wrong passcode (counted and throttled as an
+    ///   unlock) or when no passcode is set; the sensor's errors for biometry.
+    public func authenticate(_ request: AuthenticationRequest) throws {
+        switch request.evidence {
+        case .passcode(let passcode):
+            guard status().hasPasscode else {
+                throw KeychainError(status: OSStatusCode.authFailed, message: "no keychain passcode is set")
+            }
+            try unlock(passcode: passcode)
+            presence.record(.passcode, for: request)
+        case .biometry(let reason):
+            try presence.scan(for: request, reason: reason)
+        case .applicationPassword(let password):
+            presence.setApplicationPassword(password, context: request.context)
+        }
+    }
+
+    /// What this keybag can check.
+    public func capabilities() throws -> AuthenticationCapabilities {
+        let enrollment = try presence.enrollmentDigest()
+        return AuthenticationCapabilities(
+            passcodeSet: status().hasPasscode, biometryAvailable: presence.sensor != nil,
+            biometryEnrolled: !enrollment.isEmpty, enrollmentState: enrollment)
     }
 
     /// The class key of `protection` if the lock state allows it; it never leaves this type.

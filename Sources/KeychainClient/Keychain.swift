@@ -35,25 +35,56 @@ public struct Keychain: Sendable {
     // MARK: - Query level (Apple's dictionaries)
 
     /// `SecItemAdd`: adds the item the attributes describe; returns what its `r_…` keys ask for.
+    ///
+    /// - Parameter context: the authentication context for an access control that needs the
+    ///   user (an application password); nil: a new one, used once.
     @discardableResult
-    public func add(_ attributes: [String: KeychainValue]) throws(KeychainError) -> KeychainValue? {
-        try connection.call(.add(attributes))
+    public func add(_ attributes: [String: KeychainValue], context: AuthenticationContext? = nil) throws(KeychainError) -> KeychainValue? {
+        try connection.call(.add(attributes), context: context)
     }
 
     /// `SecItemCopyMatching`: data, attributes or persistent references of the matching
-    /// items, one or an array as `m_Limit` asks.
-    public func copyMatching(_ query: [String: KeychainValue]) throws(KeychainError) -> KeychainValue? {
-        try connection.call(.copyMatching(query))
+    /// items, one or an array as `m_Limit` asks. Reading the data of an item whose access
+    /// control needs the user asks them, in `context`.
+    public func copyMatching(_ query: [String: KeychainValue], context: AuthenticationContext? = nil) throws(KeychainError) -> KeychainValue? {
+        try connection.call(.copyMatching(query), context: context)
     }
 
-    /// `SecItemUpdate`: changes every matching item.
-    public func update(_ query: [String: KeychainValue], with attributes: [String: KeychainValue]) throws(KeychainError) {
-        try connection.call(.update(query, attributes: attributes))
+    /// `SecItemUpdate`: changes every matching item (asking the user, in `context`, for
+    /// items whose access control needs them).
+    public func update(
+        _ query: [String: KeychainValue], with attributes: [String: KeychainValue], context: AuthenticationContext? = nil
+    ) throws(KeychainError) {
+        try connection.call(.update(query, attributes: attributes), context: context)
     }
 
     /// `SecItemDelete`: deletes every matching item.
     public func delete(_ query: [String: KeychainValue]) throws(KeychainError) {
-        try connection.call(.delete(query))
+        try connection.call(.delete(query), context: nil)
+    }
+
+    // MARK: - Authentication (what LAContext asks of the keychain)
+
+    /// Proves `factors` (as many as `required`) in `context` for the next operation.
+    public func prove(
+        _ factors: [AccessControl.Factor], required: Int, in context: AuthenticationContext, prompt: String
+    ) throws(KeychainError) {
+        try connection.withClient { try context.prove(factors, required: required, operation: nil, prompt: prompt, using: $0) }
+    }
+
+    /// Gives the enclave the application password of `context` (nil forgets it).
+    public func setApplicationPassword(_ password: SecretBytes?, in context: AuthenticationContext) throws(KeychainError) {
+        try connection.withClient { try context.setApplicationPassword(password, using: $0) }
+    }
+
+    /// Forgets everything proven in `context`.
+    public func invalidate(_ context: AuthenticationContext) throws(KeychainError) {
+        try connection.withClient { try context.invalidate(using: $0) }
+    }
+
+    /// What the enclave can check: passcode, sensor, enrollment.
+    public func authenticationCapabilities() throws(KeychainError) -> AuthenticationCapabilities {
+        try connection.withClient { try $0.authenticationCapabilities() }
     }
 }
 
@@ -71,9 +102,14 @@ extension Keychain {
         }
 
         @discardableResult
-        func call(_ request: ServiceRequest) throws(KeychainError) -> KeychainValue? {
+        func call(_ request: ServiceRequest, context: AuthenticationContext?) throws(KeychainError) -> KeychainValue? {
+            try withClient { try $0.call(request, in: context) }
+        }
+
+        /// Runs `body` with the connected client; any error becomes a ``KeychainError``.
+        func withClient<Result>(_ body: (KeychainClient) throws -> Result) throws(KeychainError) -> Result {
             do {
-                return try connected().call(request)
+                return try body(connected())
             } catch let error as KeychainError {
                 throw error
             } catch {

@@ -59,6 +59,24 @@ extension ItemQuery {
             case QueryKey.valueRef:
                 throw KeychainError(status: OSStatusCode.unimplemented,
                                     message: "kSecValueRef is not supported yet")
+            case QueryKey.accessControl:
+                guard operation == .add else { throw KeychainError.param("kSecAttrAccessControl cannot be searched for") }
+                accessControl = try Self.accessControl(from: value)
+            case QueryKey.authenticationContext:
+                guard case .data(let id) = value, id.count == Self.authenticationContextSize else {
+                    throw KeychainError.param("kSecUseAuthenticationContext must be an LAContext")
+                }
+                authentication.context = id
+            case QueryKey.authenticationUI:
+                switch value {
+                case .string(QueryKey.authenticationUIAllow): authentication.interaction = .allow
+                case .string(QueryKey.authenticationUIFail): authentication.interaction = .fail
+                case .string(QueryKey.authenticationUISkip) where operation == .copyMatching: authentication.interaction = .skip
+                default: throw KeychainError.param("kSecUseAuthenticationUI must be Allow, Fail, or Skip (for searches)")
+                }
+            case QueryKey.noAuthenticationUI:
+                guard let flag = value.boolValue else { throw KeychainError.param("kSecUseNoAuthenticationUI expects a boolean") }
+                if flag { authentication.interaction = .fail }
             case QueryKey.useTombstones:
                 guard operation == .delete, let flag = value.boolValue else {
                     throw KeychainError.param("kSecUseTombstones is a boolean that only delete takes")
@@ -87,6 +105,46 @@ extension ItemQuery {
         }
         if reference != nil, namesAttribute {
             throw KeychainError.param("a persistent reference cannot be combined with attributes")
+        }
+        if let accessControl {
+            try Self.check(accessControl, protection: protection, synchronizable: synchronizable == .yes)
+            protection = accessControl.protection
+        }
+    }
+
+    /// The size of an authentication context id.
+    public static let authenticationContextSize = 16
+
+    static func accessControl(from value: KeychainValue) throws -> AccessControl {
+        guard case .data(let bytes) = value else {
+            throw KeychainError.param("kSecAttrAccessControl expects a SecAccessControl")
+        }
+        let access: AccessControl
+        do {
+            access = try AccessControl(encoded: bytes)
+        } catch let error as KeychainError {
+            throw KeychainError.param("kSecAttrAccessControl is malformed: \(error.message)")
+        }
+        guard access.enrollment.isEmpty, access.passwordSalt.isEmpty else {
+            throw KeychainError.param("kSecAttrAccessControl carries values only the keychain sets")
+        }
+        return access
+    }
+
+    /// What an item with `access` may not be: synchronizable, of another class than its
+    /// access control, or protected by what Linux lacks.
+    static func check(_ access: AccessControl, protection: ProtectionClass?, synchronizable: Bool) throws {
+        if synchronizable {
+            throw KeychainError.param("a synchronizable item cannot have an access control")
+        }
+        if let protection, protection != access.protection {
+            throw KeychainError.param("kSecAttrAccessible and kSecAttrAccessControl disagree")
+        }
+        if access.flags & AccessControl.Flag.privateKeyUsage != 0 {
+            throw KeychainError.param("kSecAccessControlPrivateKeyUsage applies to private keys")
+        }
+        if access.factors.contains(.companion) {
+            throw KeychainError(status: OSStatusCode.unimplemented, message: "companion devices are not available on Linux")
         }
     }
 
@@ -224,6 +282,8 @@ extension ItemChanges {
                 throw KeychainError.param("kSecClass cannot be changed by an update")
             case QueryKey.valueData:
                 data = try ItemQuery.secret(from: value)
+            case QueryKey.accessControl:
+                accessControl = try ItemQuery.accessControl(from: value)
             default:
                 if key.hasPrefix("r_") || key.hasPrefix("m_") || key.hasPrefix("u_") || key.hasPrefix("v_") {
                     throw KeychainError.param("\(key) is not an attribute to update")
@@ -239,6 +299,10 @@ extension ItemChanges {
                 default: attributes[key] = try descriptor.coerce(value)
                 }
             }
+        }
+        if let accessControl {
+            try ItemQuery.check(accessControl, protection: protection, synchronizable: synchronizable == true)
+            protection = accessControl.protection
         }
     }
 }

@@ -1,3 +1,5 @@
+public import FoundationEssentials
+
 /// What a `SecItem` call asks for, validated against the class's catalogue.
 ///
 /// Built from a caller's dictionary by ``init(_:for:)``; every key is either understood
@@ -59,6 +61,29 @@ public struct ItemQuery: Sendable {
     public var persistentReference: PersistentReference?
     /// `kSecUseTombstones`, for delete; nil means "tombstones for synchronizable items".
     public var useTombstones: Bool?
+    /// `kSecAttrAccessControl`, for add.
+    public var accessControl: AccessControl?
+    /// `kSecUseAuthenticationContext` and `kSecUseAuthenticationUI`.
+    public var authentication = Authentication()
+
+    /// How an operation may authenticate the user for items with an access control.
+    public struct Authentication: Sendable, Hashable {
+        /// `kSecUseAuthenticationUI`.
+        public enum Interaction: Sendable, Hashable {
+            /// Ask the caller to authenticate (errSecAuthNeeded with what is needed).
+            case allow
+            /// errSecInteractionNotAllowed instead.
+            case fail
+            /// Leave items that need authentication out of the results.
+            case skip
+        }
+
+        /// The id of the caller's authentication context, whose proofs the enclave holds.
+        public var context: Data?
+        public var interaction: Interaction = .allow
+
+        public init() {}
+    }
 
     public init(itemClass: ItemClass) {
         self.itemClass = itemClass
@@ -76,11 +101,14 @@ public struct ItemChanges: Sendable {
     public var protection: ProtectionClass?
     public var synchronizable: Bool?
     public var data: SecretBytes?
+    /// A new `kSecAttrAccessControl` (its protection class is in ``protection``).
+    public var accessControl: AccessControl?
 
     public init() {}
 
     public var isEmpty: Bool {
         attributes.isEmpty && accessGroup == nil && protection == nil && synchronizable == nil && data == nil
+            && accessControl == nil
     }
 }
 

@@ -8,15 +8,19 @@ public struct KeychainError: Error, Sendable, Hashable, CustomStringConvertible 
     public let status: Int32
     /// A human-readable explanation. Defaults to Apple's message for ``status``.
     public let message: String
+    /// What the caller needs to go on, for statuses that ask something of it: for
+    /// errSecAuthNeeded, the ``AuthenticationRequirement``.
+    public let details: KeychainValue?
 
     /// Creates an error with `status` and an optional detail message.
     ///
     /// - Parameters:
     ///   - status: Apple's `OSStatus` value.
     ///   - message: a more specific message; when `nil`, Apple's message for the status.
-    public init(status: Int32, message: String? = nil) {
+    public init(status: Int32, message: String? = nil, details: KeychainValue? = nil) {
         self.status = status
         self.message = message ?? KeychainError.appleMessage(for: status)
+        self.details = details
     }
 
     public static func == (lhs: KeychainError, rhs: KeychainError) -> Bool {

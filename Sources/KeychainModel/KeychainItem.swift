@@ -12,6 +12,8 @@ public struct KeychainItem: Sendable {
     public var persistentReference: PersistentReference
     /// The secret (`v_Data`); nil when the item has none or it was not asked for.
     public var data: SecretBytes?
+    /// `kSecAttrAccessControl`; read with the secret (nil when that was not opened).
+    public var accessControl: AccessControl?
 
     public init(
         itemClass: ItemClass, attributes: [String: KeychainValue], accessGroup: String,

@@ -16,6 +16,19 @@ public enum QueryKey {
     public static let useTombstones = "u_Tomb"
     /// `kSecUseDataProtectionKeychain`; accepted and ignored, as every item lives in one.
     public static let useDataProtectionKeychain = "nleg"
+    /// `kSecAttrAccessControl`: an encoded ``AccessControl``.
+    public static let accessControl = "accc"
+    /// `kSecUseAuthenticationContext`: the id of an authentication context (LAContext).
+    public static let authenticationContext = "u_AuthCtx"
+    /// `kSecUseAuthenticationUI` and its values.
+    public static let authenticationUI = "u_AuthUI"
+    public static let authenticationUIAllow = "u_AuthUIA"
+    public static let authenticationUIFail = "u_AuthUIF"
+    public static let authenticationUISkip = "u_AuthUIS"
+    /// `kSecUseOperationPrompt`: what the user is told when asked to authenticate.
+    public static let operationPrompt = "u_OpPrompt"
+    /// `kSecUseNoAuthenticationUI` (deprecated): true means `kSecUseAuthenticationUIFail`.
+    public static let noAuthenticationUI = "u_NoAuthUI"
     /// `kSecAttrSynchronizableAny`, the `sync` value that matches both.
     public static let synchronizableAny = "syna"
 

@@ -69,6 +69,17 @@ public struct RequestDispatcher: Sendable {
             try requireSecurityTool(caller, "changing the keychain settings")
             try enclave.updateSettings(autoLockSeconds: autoLock)
             return nil
+        case .authenticate(let authentication):
+            // Any caller: the enclave checks the evidence (and throttles passcodes as unlocks).
+            try enclave.authenticate(authentication)
+            return nil
+        case .invalidateAuthentication(let context):
+            try enclave.invalidateAuthentication(context: context)
+            return nil
+        case .authenticationCapabilities:
+            var encoded = Data()
+            try enclave.authenticationCapabilities().encode(to: &encoded)
+            return .data(encoded)
         case .issueDeveloperCertificate(let team, let applicationGroups, let publicKey):
             try requireSecurityTool(caller, "issuing developer certificates")
             if !presence { try requirePresenceOnceAPasscodeIsSet("signing with the local developer root") }

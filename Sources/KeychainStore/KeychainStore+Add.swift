@@ -26,12 +26,13 @@ extension KeychainStore {
         attributes[ItemSchema.Name.creationDate] = .date(now)
         attributes[ItemSchema.Name.modificationDate] = .date(now)
 
-        let item = KeychainItem(
+        var item = KeychainItem(
             itemClass: query.itemClass, attributes: attributes, accessGroup: group,
             protection: protection, synchronizable: synchronizable, tombstone: false,
             persistentReference: PersistentReference(itemClass: query.itemClass, uuid: UUID()),
             data: query.data)
-        let sealed = try seal(item, keys: OperationKeys(keybag))
+        item.accessControl = query.accessControl
+        let sealed = try seal(item, keys: OperationKeys(keybag), authentication: query.authentication)
         try write { db in
             try claimPrimaryKey(sealed.identity.primaryKeyToken, of: item.itemClass, excluding: nil, in: db)
             try insert(sealed, in: db)

@@ -72,7 +72,13 @@ extension KeychainStore {
 
     /// Candidate rows by plaintext columns and tokens (an indexed lookup when the query names
     /// a primary-key attribute), each decrypted and confirmed, in insertion order.
-    func search(_ criteria: SearchCriteria, in db: Database, limit: Int?, withData: Bool, keys: OperationKeys) throws -> SearchOutcome {
+    ///
+    /// With data, an item whose access control the query's context has not satisfied is
+    /// left out when the query says `kSecUseAuthenticationUISkip`, and stops the search otherwise.
+    func search(
+        _ criteria: SearchCriteria, in db: Database, limit: Int?, withData: Bool, keys: OperationKeys,
+        authentication: ItemQuery.Authentication = .init()
+    ) throws -> SearchOutcome {
         let (sql, arguments) = selectStatement(criteria)
         var outcome = SearchOutcome()
         let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
@@ -81,7 +87,13 @@ extension KeychainStore {
                 let stored = try StoredRow(row, itemClass: criteria.itemClass)
                 var item = try openMetadata(stored, keys: keys)
                 guard criteria.accepts(item) else { continue }
-                if withData { item.data = try openSecret(stored) }
+                if withData {
+                    do {
+                        (item.data, item.accessControl) = try openSecret(stored, authentication: authentication)
+                    } catch let error as KeychainError where error == .authNeeded && authentication.interaction == .skip {
+                        continue
+                    }
+                }
                 outcome.matches.append(Match(row: stored, item: item))
                 if let limit, outcome.matches.count >= limit { break }
             } catch let error as KeychainError where error == .decode {
@@ -105,16 +117,42 @@ extension KeychainStore {
             data: nil)
     }
 
-    /// Decrypts a row's secret through the keybag.
-    func openSecret(_ stored: StoredRow) throws -> SecretBytes? {
+    /// Decrypts a row's secret through the keybag, which checks its access control against
+    /// the query's authentication context.
+    func openSecret(
+        _ stored: StoredRow, authentication: ItemQuery.Authentication = .init()
+    ) throws -> (SecretBytes?, AccessControl?) {
         let protection = stored.identity.protection
-        return try SecretBlob.open(stored.secret, identity: stored.identity) { wrapped, associatedData in
-            try keybag.unwrapItemKey(wrapped, for: protection, associatedData: associatedData)
+        var access: AccessControl?
+        let secret = try SecretBlob.open(stored.secret, identity: stored.identity) { wrapped, associatedData, stored in
+            access = stored
+            do {
+                return try keybag.unwrapItemKey(
+                    wrapped, for: protection, associatedData: associatedData, access: stored, context: authentication.context)
+            } catch let error as KeychainError where error == .authNeeded {
+                guard let stored else { throw error }
+                throw Self.authenticationError(error, access: stored, associatedData: associatedData, authentication)
+            }
         }
+        return (secret, access)
+    }
+
+    /// errSecAuthNeeded as the caller sees it: with what to prove and the operation to bind
+    /// the proof to, or errSecInteractionNotAllowed when the query said not to ask.
+    static func authenticationError(
+        _ error: KeychainError, access: AccessControl, associatedData: Data, _ authentication: ItemQuery.Authentication
+    ) -> KeychainError {
+        if authentication.interaction == .fail {
+            return KeychainError(
+                status: OSStatusCode.interactionNotAllowed,
+                message: "the item needs the user's authentication, and the query does not allow asking")
+        }
+        let requirement = AuthenticationRequirement(access, operation: AccessBinding.operation(associatedData: associatedData))
+        return KeychainError(status: error.status, message: error.message, details: requirement.details)
     }
 
     /// Encrypts `item` for its row: tokens, the primary-key token, and both blobs.
-    func seal(_ item: KeychainItem, keys: OperationKeys) throws -> SealedRow {
+    func seal(_ item: KeychainItem, keys: OperationKeys, authentication: ItemQuery.Authentication = .init()) throws -> SealedRow {
         let table = ItemTable.of(item.itemClass)
         let primaryKey = table.schema.primaryKey.map { attribute in
             (name: attribute.name, value: item.value(of: attribute.name) ?? attribute.defaultValue)
@@ -125,8 +163,14 @@ extension KeychainStore {
             primaryKeyToken: blindIndex.primaryKeyToken(item.itemClass, values: primaryKey))
         let metadata = try MetadataBlob.seal(
             item.attributes, key: keys.metadataKey(for: item.protection), identity: identity)
-        let secret = try SecretBlob.seal(item.data, identity: identity) { itemKey, associatedData in
-            try keybag.wrapItemKey(itemKey, for: item.protection, associatedData: associatedData)
+        let secret = try SecretBlob.seal(item.data, identity: identity, access: item.accessControl) { itemKey, associatedData, access in
+            do {
+                return try keybag.wrapItemKey(
+                    itemKey, for: item.protection, associatedData: associatedData, access: access, context: authentication.context)
+            } catch let error as KeychainError where error == .authNeeded {
+                guard let access else { throw error }
+                throw Self.authenticationError(error, access: access, associatedData: associatedData, authentication)
+            }
         }
         let tokens = table.tokenAttributes.map { attribute in
             (

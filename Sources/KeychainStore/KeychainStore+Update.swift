@@ -14,20 +14,30 @@ extension KeychainStore {
         let criteria = try SearchCriteria(query, caller: caller)
         try write { db in
             let keys = OperationKeys(keybag)
-            let matches = try search(criteria, in: db, limit: nil, withData: true, keys: keys).requireMatches()
+            let matches = try search(
+                criteria, in: db, limit: nil, withData: true, keys: keys, authentication: query.authentication
+            ).requireMatches()
             let now = Date()
             for match in matches {
                 var item = match.item
                 item.attributes.merge(changes.attributes) { _, new in new }
                 item.attributes[ItemSchema.Name.modificationDate] = .date(now)
                 if let group = changes.accessGroup { item.accessGroup = group }
+                if let access = changes.accessControl {
+                    item.accessControl = access
+                } else if let protection = changes.protection, item.accessControl != nil, protection != item.protection {
+                    throw KeychainError.param("the item has an access control: change kSecAttrAccessControl instead")
+                }
                 if let protection = changes.protection { item.protection = protection }
                 if let synchronizable = changes.synchronizable { item.synchronizable = synchronizable }
                 if let data = changes.data { item.data = data }
+                if item.synchronizable, item.accessControl != nil {
+                    throw KeychainError.param("a synchronizable item cannot have an access control")
+                }
                 if item.synchronizable, item.protection.isThisDeviceOnly {
                     throw KeychainError.param("a ThisDeviceOnly item cannot be synchronizable")
                 }
-                let sealed = try seal(item, keys: keys)
+                let sealed = try seal(item, keys: keys, authentication: query.authentication)
                 try claimPrimaryKey(sealed.identity.primaryKeyToken, of: item.itemClass, excluding: match.row.rowID, in: db)
                 try replace(rowID: match.row.rowID, with: sealed, in: db)
                 // A synchronizable item that moved off its primary key leaves a tombstone there.

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainClient
 import KeychainModel
 
 /// Converts between the Foundation objects of Apple-style queries and results and the
@@ -9,45 +10,33 @@ enum FoundationBridge {
     /// - Throws: `errSecParam` for a key that is not a string or a value of a type no
     ///   keychain attribute has.
     static func query(_ dictionary: CFDictionary) throws(KeychainError) -> [String: KeychainValue] {
+        try request(dictionary).query
+    }
+
+    /// A query dictionary's entries as keychain values, and its `kSecUseAuthenticationContext`.
+    static func request(_ dictionary: CFDictionary) throws(KeychainError) -> (query: [String: KeychainValue], context: AuthenticationContext?) {
         var query: [String: KeychainValue] = [:]
-        var accessControl: AnyObject?
+        var context: AuthenticationContext?
         for (key, value) in dictionary {
             guard let key = key as? String else {
                 throw KeychainError(status: OSStatusCode.param, message: "a query key is not a string")
             }
-            if key == accessControlKey {
-                accessControl = value as AnyObject
-            } else {
+            switch key {
+            case QueryKey.accessControl:
+                guard let access = value as? SecAccessControl else {
+                    throw KeychainError(status: OSStatusCode.param, message: "the value of accc is not a SecAccessControl")
+                }
+                query[key] = .data(access.accessControl.encoded)
+            case QueryKey.authenticationContext:
+                guard let provider = value as? any AuthenticationContextProviding else {
+                    throw KeychainError(status: OSStatusCode.param, message: "the value of u_AuthCtx is not an LAContext")
+                }
+                context = provider.authenticationContext
+            default:
                 query[key] = try keychainValue(value as AnyObject, key: key)
             }
         }
-        if let accessControl { try apply(accessControl, to: &query) }
-        return query
-    }
-
-    /// `kSecAttrAccessControl`, which is a SecAccessControl rather than a property-list value.
-    private static let accessControlKey = "accc"
-
-    /// `kSecAttrAccessControl`: its protection class becomes the item's. Constraints that need
-    /// the user are not enforced yet, so an item asking for them is refused rather than
-    /// stored unprotected.
-    private static func apply(_ object: AnyObject, to query: inout [String: KeychainValue]) throws(KeychainError) {
-        guard let access = object as? SecAccessControl else {
-            throw KeychainError(status: OSStatusCode.param, message: "the value of accc is not a SecAccessControl")
-        }
-        if query[ItemSchema.Name.synchronizable]?.boolValue == true {
-            throw KeychainError(status: OSStatusCode.param, message: "a synchronizable item cannot have an access control")
-        }
-        guard !access.requiresAuthentication else {
-            throw KeychainError(
-                status: OSStatusCode.unimplemented,
-                message: "access controls that need user presence, biometry or an application password are not enforced yet")
-        }
-        let protection = KeychainValue.string(access.protection.rawValue)
-        if let given = query[ItemSchema.Name.accessible], given != protection {
-            throw KeychainError(status: OSStatusCode.param, message: "kSecAttrAccessible and kSecAttrAccessControl disagree")
-        }
-        query[ItemSchema.Name.accessible] = protection
+        return (query, context)
     }
 
     static func keychainValue(_ object: AnyObject, key: String) throws(KeychainError) -> KeychainValue {

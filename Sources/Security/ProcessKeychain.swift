@@ -28,4 +28,7 @@ public enum TrousseauKeychain {
     public static func use(home: String, daemonEnvironment: [String: String] = [:]) {
         ProcessKeychain.use(Keychain(paths: KeychainPaths(home: home), daemonEnvironment: daemonEnvironment))
     }
+
+    /// The keychain the Security functions (and LocalAuthentication) of this process use.
+    public static var current: Keychain { ProcessKeychain.keychain }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import KeychainModel
 
 /// `SecAccessControlCreateFlags`: the constraints an access control puts on an item's secret.
@@ -5,70 +6,56 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable {
     public let rawValue: CFOptionFlags
     public init(rawValue: CFOptionFlags) { self.rawValue = rawValue }
 
-    public static let userPresence = SecAccessControlCreateFlags(rawValue: 1 << 0)
-    public static let biometryAny = SecAccessControlCreateFlags(rawValue: 1 << 1)
+    public static let userPresence = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flag.userPresence))
+    public static let biometryAny = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flag.biometryAny))
     @available(*, deprecated, renamed: "biometryAny")
     public static let touchIDAny = biometryAny
-    public static let biometryCurrentSet = SecAccessControlCreateFlags(rawValue: 1 << 3)
+    public static let biometryCurrentSet = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flag.biometryCurrentSet))
     @available(*, deprecated, renamed: "biometryCurrentSet")
     public static let touchIDCurrentSet = biometryCurrentSet
-    public static let devicePasscode = SecAccessControlCreateFlags(rawValue: 1 << 4)
-    public static let watch = SecAccessControlCreateFlags(rawValue: 1 << 5)
-    public static let companion = SecAccessControlCreateFlags(rawValue: 1 << 5)
-    public static let or = SecAccessControlCreateFlags(rawValue: 1 << 14)
-    public static let and = SecAccessControlCreateFlags(rawValue: 1 << 15)
-    public static let privateKeyUsage = SecAccessControlCreateFlags(rawValue: 1 << 30)
-    public static let applicationPassword = SecAccessControlCreateFlags(rawValue: 1 << 31)
-
-    static let known: SecAccessControlCreateFlags = [
-        .userPresence, .biometryAny, .biometryCurrentSet, .devicePasscode, .companion, .or, .and, .privateKeyUsage,
-        .applicationPassword,
-    ]
-    /// The flags that make reading the secret need the user (or an application password).
-    static let authentication: SecAccessControlCreateFlags = [
-        .userPresence, .biometryAny, .biometryCurrentSet, .devicePasscode, .companion, .applicationPassword,
-    ]
+    public static let devicePasscode = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flag.devicePasscode))
+    public static let watch = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flag.companion))
+    public static let companion = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flag.companion))
+    public static let or = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flag.or))
+    public static let and = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flag.and))
+    public static let privateKeyUsage = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flag.privateKeyUsage))
+    public static let applicationPassword = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flag.applicationPassword))
 }
 
 /// An access control (`kSecAttrAccessControl`): a protection class and the constraints on
-/// reading the item's secret.
+/// reading the item's secret, which the enclave enforces.
 public final class SecAccessControl: NSObject, Sendable {
-    /// The protection class (`kSecAttrAccessible…` value).
-    let protection: ProtectionClass
-    let flags: SecAccessControlCreateFlags
+    let accessControl: AccessControl
 
-    init(protection: ProtectionClass, flags: SecAccessControlCreateFlags) {
-        self.protection = protection
-        self.flags = flags
-    }
-
-    /// Whether reading the secret needs the user's presence or an application password.
-    var requiresAuthentication: Bool {
-        !flags.isDisjoint(with: .authentication)
+    init(_ accessControl: AccessControl) {
+        self.accessControl = accessControl
     }
 }
 
 /// Creates an access control from a protection class (`kSecAttrAccessible…`) and flags.
 ///
-/// Returns nil and sets `error` to an `NSOSStatusErrorDomain` error with `errSecParam` for
-/// a protection that is not a `kSecAttrAccessible…` value, unknown flags, or `.or` with `.and`.
+/// Returns nil and sets `error` to an `NSOSStatusErrorDomain` error with `errSecParam` and
+/// Apple's message for a protection that is not a `kSecAttrAccessible…` value, unknown
+/// flags, `.or` with `.and`, both biometry flags, or `.userPresence` with another constraint.
 public func SecAccessControlCreateWithFlags(
     _ allocator: CFAllocator?, _ protection: CFTypeRef, _ flags: SecAccessControlCreateFlags,
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> SecAccessControl? {
-    func fail(_ reason: String) -> SecAccessControl? {
+    do {
+        guard let name = protection as? String, let protectionClass = ProtectionClass(rawValue: name) else {
+            throw KeychainError.param("SecAccessControl: invalid protection: \(protection)")
+        }
+        return SecAccessControl(try AccessControl(protection: protectionClass, flags: UInt64(flags.rawValue)))
+    } catch let failure as KeychainError {
         error?.pointee = Unmanaged.passRetained(
-            NSError(domain: NSOSStatusErrorDomain, code: Int(errSecParam), userInfo: [NSLocalizedDescriptionKey: reason]))
+            NSError(domain: NSOSStatusErrorDomain, code: Int(failure.status), userInfo: [NSLocalizedDescriptionKey: failure.message]))
+        return nil
+    } catch {
         return nil
     }
-    guard let name = protection as? String, let protectionClass = ProtectionClass(rawValue: name) else {
-        return fail("the protection is not a kSecAttrAccessible value")
-    }
-    guard flags.isSubset(of: .known) else {
-        return fail("unknown SecAccessControlCreateFlags \(flags.subtracting(.known).rawValue)")
-    }
-    if flags.contains(.or) && flags.contains(.and) {
-        return fail("an access control cannot combine .or and .and")
-    }
-    return SecAccessControl(protection: protectionClass, flags: flags)
+}
+
+/// The protection class of an access control (`kSecAttrAccessible…`).
+public func SecAccessControlGetProtection(_ accessControl: SecAccessControl) -> CFTypeRef {
+    accessControl.accessControl.protection.rawValue as CFString
 }

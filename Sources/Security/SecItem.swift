@@ -9,19 +9,26 @@ import KeychainModel
 /// Adds an item. With `kSecReturn…` keys, `result` receives the added item as
 /// `SecItemCopyMatching` would return it.
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-    perform(result) { keychain throws(KeychainError) in try keychain.add(try FoundationBridge.query(attributes)) }
+    perform(result) { keychain throws(KeychainError) in
+        let (query, context) = try FoundationBridge.request(attributes)
+        return try keychain.add(query, context: context)
+    }
 }
 
 /// Finds items: `result` receives data, an attribute dictionary, a persistent reference,
 /// or an array of them, as the `kSecReturn…` and `kSecMatchLimit` keys ask.
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-    perform(result) { keychain throws(KeychainError) in try keychain.copyMatching(try FoundationBridge.query(query)) }
+    perform(result) { keychain throws(KeychainError) in
+        let (query, context) = try FoundationBridge.request(query)
+        return try keychain.copyMatching(query, context: context)
+    }
 }
 
 /// Changes the attributes (or data) of every item the query matches.
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     perform(nil) { keychain throws(KeychainError) in
-        try keychain.update(try FoundationBridge.query(query), with: try FoundationBridge.query(attributesToUpdate))
+        let (query, context) = try FoundationBridge.request(query)
+        try keychain.update(query, with: try FoundationBridge.query(attributesToUpdate), context: context)
         return nil
     }
 }

@@ -1,3 +1,5 @@
+import KeychainClient
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -53,7 +55,7 @@ enum SecurityTool {
         while true {
             if showPrompt { ToolOutput.error(prompt) }
             var line: [UInt8] = []
-            guard StandardInput.readLine(into: &line) else { break }
+            guard TerminalInput.readLine(from: STDIN_FILENO, into: &line) else { break }
             let words = CommandLineSplitter.split(String(decoding: line, as: UTF8.self))
             result = execute(words, session)
             ToolOutput.flush()

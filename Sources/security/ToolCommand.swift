@@ -53,11 +53,13 @@ final class ToolSession {
     func call(_ request: ServiceRequest, purpose: String = "access another application's items") throws(KeychainError) -> KeychainValue? {
         let client = try keychain()
         do {
+            // An item whose access control needs the user asks them through the front end
+            // (the passcode agent or the terminal), in a context used once.
             do {
-                return try client.call(request)
+                return try client.call(request, in: nil)
             } catch let error as KeychainError where error.status == OSStatusCode.interactionRequired {
                 guard let passcode = PasswordPrompt.read("password to \(purpose) in \(keychainPath): ") else { throw error }
-                return try client.call(.withUserPresence(passcode: passcode, request))
+                return try client.call(.withUserPresence(passcode: passcode, request), in: nil)
             }
         } catch {
             throw KeychainError.from(error)

@@ -5,6 +5,7 @@ import KeychainModel
 import Keybag
 
 // trousseau-enclave --home DIR [--unsafe-fast-kdf]
+// Environment: TROUSSEAU_TEST_SENSOR=DIR trusts the scripted TestSensor in DIR (tests only).
 // Started by the daemon with its end of a socketpair as descriptor 3. Holds the class
 // keys; answers the enclave protocol until the daemon closes the connection.
 
@@ -21,6 +22,14 @@ while let argument = arguments.popFirst() {
         configuration.minimumLogN = 10
     default: break
     }
+}
+
+// The sensor the enclave trusts: a scripted one only when configured for tests, else
+// fprintd when it is installed.
+if let directory = ProcessInfo.processInfo.environment["TROUSSEAU_TEST_SENSOR"], !directory.isEmpty {
+    configuration.biometricSensor = TestSensor(directory: directory)
+} else {
+    configuration.biometricSensor = FprintdSensor.installed()
 }
 
 let memoryLocked: Bool

@@ -60,8 +60,8 @@ import Testing
         let identity = RowIdentity(
             itemClass: .key, uuid: UUID(), accessGroup: "g", protection: .always,
             synchronizable: true, tombstone: false, primaryKeyToken: Data(repeating: 9, count: 32))
-        let wrap = { (key: ItemKey, ad: Data) in try classKey.wrap(key, associatedData: ad) }
-        let unwrap = { (wrapped: Data, ad: Data) in try classKey.unwrap(wrapped, associatedData: ad) }
+        let wrap = { (key: ItemKey, ad: Data, access: AccessControl?) in (try classKey.wrap(key, associatedData: ad), access) }
+        let unwrap = { (wrapped: Data, ad: Data, _: AccessControl?) in try classKey.unwrap(wrapped, associatedData: ad) }
 
         let blob = try SecretBlob.seal(SecretBytes("s3cret".utf8), identity: identity, wrapKey: wrap)
         #expect(try SecretBlob.open(blob, identity: identity, unwrapKey: unwrap)?.isEqual(to: SecretBytes("s3cret".utf8)) == true)

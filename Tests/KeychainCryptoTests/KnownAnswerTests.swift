@@ -34,7 +34,7 @@ import Testing
 
     @Test func secretBlob() throws {
         let blob = Data(hex: "01003cb0b0b0b0b0b0b0b0b0b0b0b0b8f0be08dc88dce847d88de99ff528cd22c00673e3c682c711eadb736e0f4c8306736a30cf1e92d43b92b6401e59bcddc0c0c0c0c0c0c0c0c0c0c0c054c23cb439210c1bd6a1ecb415b66e8822ffe94727f43c6d")
-        let secret = try SecretBlob.open(blob, identity: identity) { wrapped, associatedData in
+        let secret = try SecretBlob.open(blob, identity: identity) { wrapped, associatedData, _ in
             try classKey.unwrap(wrapped, associatedData: associatedData)
         }
         #expect(secret?.isEqual(to: SecretBytes("hunter2".utf8)) == true)

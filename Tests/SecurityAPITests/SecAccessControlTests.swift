@@ -24,6 +24,11 @@ extension SecurityAPI {
             #expect(CFErrorGetDomain(failure) as String == NSOSStatusErrorDomain)
             #expect(create(kSecAttrAccessibleWhenUnlocked, [.biometryAny, .or, .and, .devicePasscode]).0 == nil, ".or with .and")
             #expect(create(kSecAttrAccessibleWhenUnlocked, SecAccessControlCreateFlags(rawValue: 1 << 20)).0 == nil, "unknown flags")
+            #expect(create(kSecAttrAccessibleWhenUnlocked, [.biometryAny, .biometryCurrentSet]).0 == nil, "two biometry constraints")
+            #expect(create(kSecAttrAccessibleWhenUnlocked, [.userPresence, .devicePasscode]).0 == nil, "userPresence with another")
+            #expect(create(kSecAttrAccessibleWhenUnlocked, [.userPresence, .applicationPassword]).0 != nil)
+            let (_, message) = create(kSecAttrAccessibleWhenUnlocked, [.userPresence, .or, .biometryAny])
+            #expect((message.map { CFErrorCopyDescription($0) as String } ?? "").contains("kSecAccessControlUserPresence can be combined only with"))
             #expect(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAlways, [.or, .and], nil) == nil, "no error pointer is fine")
         }
 
@@ -52,10 +57,16 @@ extension SecurityAPI {
             #expect(SecItemAdd(disagreeing as CFDictionary, nil) == errSecParam)
         }
 
-        @Test func constraintsThatNeedTheUserAreRefusedNotIgnored() throws {
-            for flags: SecAccessControlCreateFlags in [.userPresence, .biometryCurrentSet, .devicePasscode, .applicationPassword] {
+        /// This keychain has no passcode and its enclave no sensor: an access control that
+        /// needs either could never be satisfied, so the item is refused, not stored unprotected.
+        @Test func constraintsNobodyCouldSatisfyAreRefused() throws {
+            for flags: SecAccessControlCreateFlags in [.userPresence, .biometryCurrentSet, .devicePasscode, [.devicePasscode, .and, .biometryAny]] {
                 let access = try #require(create(kSecAttrAccessibleWhenUnlocked, flags).0)
-                #expect(SecItemAdd(item("c", access) as CFDictionary, nil) == errSecUnimplemented, "flags \(flags.rawValue)")
+                #expect(SecItemAdd(item("c", access) as CFDictionary, nil) == errSecAuthFailed, "flags \(flags.rawValue)")
+            }
+            for flags: SecAccessControlCreateFlags in [.privateKeyUsage, .companion] {
+                let access = try #require(create(kSecAttrAccessibleWhenUnlocked, flags).0)
+                #expect(SecItemAdd(item("c", access) as CFDictionary, nil) != errSecSuccess, "flags \(flags.rawValue)")
             }
             let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service]
             #expect(SecItemCopyMatching(query as CFDictionary, nil) == errSecItemNotFound, "nothing stored unprotected")

@@ -18,6 +18,12 @@ public enum ServiceRequest: Sendable {
     /// A request made with the user's presence: the keychain passcode, which the enclave
     /// verifies (and throttles) before the request runs. One level deep.
     indirect case withUserPresence(passcode: SecretBytes, ServiceRequest)
+    /// Evidence of the user's presence for an authentication context, checked by the enclave.
+    case authenticate(AuthenticationRequest)
+    /// Forgets an authentication context (`LAContext.invalidate`).
+    case invalidateAuthentication(context: Data)
+    /// What the enclave can check (``AuthenticationCapabilities``, encoded as data).
+    case authenticationCapabilities
 }
 
 /// securityd's answer: an OSStatus, a message when it is not 0, and a result.
@@ -32,13 +38,14 @@ public struct ServiceResponse: Sendable {
         self.result = result
     }
 
+    /// An error response; the error's details travel as the result.
     public init(error: KeychainError) {
-        self.init(status: error.status, message: error.message)
+        self.init(status: error.status, message: error.message, result: error.details)
     }
 
-    /// The result, or the error the status stands for.
+    /// The result, or the error the status stands for (with the result as its details).
     public func get() throws -> KeychainValue? {
-        guard status == OSStatusCode.success else { throw KeychainError(status: status, message: message) }
+        guard status == OSStatusCode.success else { throw KeychainError(status: status, message: message, details: result) }
         return result
     }
 }
@@ -60,6 +67,7 @@ public enum ServiceWire {
         case keychainStatus = 10, unlock, lock, changePasscode, updateSettings
         case issueDeveloperCertificate = 20
         case withUserPresence = 30
+        case authenticate = 40, invalidateAuthentication, authenticationCapabilities
     }
 
     public static func encode(_ request: ServiceRequest) -> Data {
@@ -102,6 +110,14 @@ public enum ServiceWire {
             out.append(Opcode.withUserPresence.rawValue)
             out.appendSecret(passcode)
             out.append(encode(inner).dropFirst())  // the inner request without its version byte
+        case .authenticate(let authentication):
+            out.append(Opcode.authenticate.rawValue)
+            authentication.encode(to: &out)
+        case .invalidateAuthentication(let context):
+            out.append(Opcode.invalidateAuthentication.rawValue)
+            out.appendLengthPrefixed(context)
+        case .authenticationCapabilities:
+            out.append(Opcode.authenticationCapabilities.rawValue)
         }
         return out
     }
@@ -151,6 +167,9 @@ public enum ServiceWire {
             guard !nested else { throw KeychainError.decode("user presence wraps one request, not another wrapper") }
             let passcode = try reader.secret(limit: passcodeLimit)
             request = .withUserPresence(passcode: passcode, try decodeRequestBody(&reader, nested: true))
+        case .authenticate: request = .authenticate(try AuthenticationRequest(from: &reader))
+        case .invalidateAuthentication: request = .invalidateAuthentication(context: try reader.lengthPrefixed(limit: 64))
+        case .authenticationCapabilities: request = .authenticationCapabilities
         }
         return request
     }

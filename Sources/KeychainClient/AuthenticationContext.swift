@@ -1,0 +1,166 @@
+public import FoundationEssentials
+public import KeychainModel
+import Synchronization
+
+/// A context in which the user authenticates for items with an access control — what an
+/// `LAContext` is to Apple's keychain. The enclave keeps the proofs; this holds the
+/// context's id, its reuse window and the front end that asks the user.
+///
+/// Item calls made with a context ask the user when an item needs it (unless
+/// ``interactionNotAllowed``), prove it to the enclave for that operation, and retry. A
+/// call made without one gets a new context, used once.
+public final class AuthenticationContext: Sendable {
+    /// The id the enclave knows the context by (`kSecUseAuthenticationContext`).
+    public let id: Data
+    public let frontEnd: PresenceFrontEnd
+    private struct Settings {
+        var reuseSeconds: UInt32 = 0
+        var interactionNotAllowed = false
+    }
+
+    private let settings = Mutex(Settings())
+
+    public init(frontEnd: PresenceFrontEnd = PresenceFrontEnd()) {
+        var generator = SystemRandomNumberGenerator()
+        id = Data((0..<ItemQuery.authenticationContextSize).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        self.frontEnd = frontEnd
+    }
+
+    /// How long a proof made in this context serves other operations (0: only its own;
+    /// at most 300 seconds, Apple's `LATouchIDAuthenticationMaximumAllowableReuseDuration`).
+    public var reuseSeconds: UInt32 {
+        get { settings.withLock { $0.reuseSeconds } }
+        set { settings.withLock { $0.reuseSeconds = min(newValue, AuthenticationRequest.maximumReuseSeconds) } }
+    }
+
+    /// When set, an item that needs the user fails with errSecInteractionNotAllowed instead.
+    public var interactionNotAllowed: Bool {
+        get { settings.withLock { $0.interactionNotAllowed } }
+        set { settings.withLock { $0.interactionNotAllowed = newValue } }
+    }
+
+    /// Proves `factors` (as many as `required`; biometry first when the sensor can, then the
+    /// passcode) to the enclave for `operation` (nil: the next operation).
+    ///
+    /// - Throws: `errSecAuthFailed` for a wrong passcode, an unmatched finger, or factors
+    ///   that cannot be shown here; `errSecUserCanceled` when the user cancels.
+    public func prove(
+        _ factors: [AccessControl.Factor], required: Int, operation: Data?, prompt: String, using client: KeychainClient
+    ) throws {
+        guard !interactionNotAllowed else {
+            throw KeychainError(status: OSStatusCode.interactionNotAllowed, message: "the context does not allow interaction")
+        }
+        let capabilities = try client.authenticationCapabilities()
+        let ordered = factors.sorted { $0 != .passcode && $1 == .passcode }
+        var shown = 0
+        for factor in ordered where shown < required {
+            let evidence: AuthenticationEvidence
+            switch factor {
+            case .biometryAny, .biometryCurrentSet:
+                // With a passcode to fall back on, an absent sensor is no reason to fail.
+                guard capabilities.biometryAvailable, capabilities.biometryEnrolled || required == factors.count else { continue }
+                evidence = .biometry(reason: prompt)
+            case .passcode:
+                evidence = .passcode(try frontEnd.ask(for: .passcode, prompt: prompt))
+            case .companion:
+                continue
+            }
+            try client.call(.authenticate(AuthenticationRequest(context: id, evidence: evidence, operation: operation, reuseSeconds: reuseSeconds)))
+            shown += 1
+        }
+        guard shown >= required else {
+            throw KeychainError(status: OSStatusCode.authFailed, message: "this machine cannot show what the item asks for")
+        }
+    }
+
+    /// Gives the enclave the application password for this context (nil forgets it).
+    public func setApplicationPassword(_ password: SecretBytes?, using client: KeychainClient) throws {
+        try client.call(.authenticate(AuthenticationRequest(context: id, evidence: .applicationPassword(password))))
+    }
+
+    /// Forgets everything proven in this context.
+    public func invalidate(using client: KeychainClient) throws {
+        try client.call(.invalidateAuthentication(context: id))
+    }
+
+    /// Satisfies what errSecAuthNeeded asked for: the application password (asked for
+    /// when the context has none), then the factors.
+    func satisfy(_ requirement: AuthenticationRequirement, prompt: String, askPassword: Bool, using client: KeychainClient) throws {
+        if requirement.applicationPassword, askPassword {
+            guard !interactionNotAllowed else {
+                throw KeychainError(status: OSStatusCode.interactionNotAllowed, message: "the context does not allow interaction")
+            }
+            try setApplicationPassword(try frontEnd.ask(for: .applicationPassword, prompt: prompt), using: client)
+        }
+        if !requirement.factors.isEmpty {
+            try prove(requirement.factors, required: requirement.requiredFactors, operation: requirement.operation, prompt: prompt, using: client)
+        }
+    }
+}
+
+/// An object that carries an authentication context — `LAContext` — so that the Security
+/// functions take it as `kSecUseAuthenticationContext`.
+public protocol AuthenticationContextProviding: AnyObject {
+    var authenticationContext: AuthenticationContext { get }
+}
+
+extension KeychainClient {
+    /// What the enclave can check.
+    public func authenticationCapabilities() throws -> AuthenticationCapabilities {
+        guard case .data(let encoded)? = try call(.authenticationCapabilities) else {
+            throw KeychainError.decode("malformed authentication capabilities")
+        }
+        var reader = ByteReader(encoded)
+        return try AuthenticationCapabilities(from: &reader)
+    }
+
+    /// Sends an item request in `context` (a new single-use one when nil); when an item's
+    /// access control needs the user, asks them — unless the query says
+    /// `kSecUseAuthenticationUIFail` or `Skip`, which the daemon applies — and sends it again.
+    ///
+    /// - Parameter prompt: what the user is told (`kSecUseOperationPrompt`).
+    @discardableResult
+    public func call(_ request: ServiceRequest, in context: AuthenticationContext?, prompt: String? = nil) throws -> KeychainValue? {
+        let context = context ?? AuthenticationContext()
+        let request = request.inContext(context.id)
+        let prompt = prompt ?? request.operationPrompt ?? "Authenticate to use a keychain item"
+        var askedPassword = false
+        for _ in 0..<4 {  // the password, then each factor, at most
+            do {
+                return try call(request)
+            } catch let error as KeychainError where error == .authNeeded {
+                guard let requirement = AuthenticationRequirement(details: error.details) else { throw error }
+                try context.satisfy(requirement, prompt: prompt, askPassword: !askedPassword, using: self)
+                askedPassword = askedPassword || requirement.applicationPassword
+            }
+        }
+        return try call(request)
+    }
+}
+
+extension ServiceRequest {
+    /// The request with `kSecUseAuthenticationContext` set to `context` where it has none.
+    func inContext(_ context: Data) -> ServiceRequest {
+        func tagged(_ query: [String: KeychainValue]) -> [String: KeychainValue] {
+            var query = query
+            if query[QueryKey.authenticationContext] == nil { query[QueryKey.authenticationContext] = .data(context) }
+            return query
+        }
+        switch self {
+        case .add(let query): return .add(tagged(query))
+        case .copyMatching(let query): return .copyMatching(tagged(query))
+        case .update(let query, let attributes): return .update(tagged(query), attributes: attributes)
+        case .withUserPresence(let passcode, let inner): return .withUserPresence(passcode: passcode, inner.inContext(context))
+        default: return self
+        }
+    }
+
+    /// `kSecUseOperationPrompt` of an item request.
+    var operationPrompt: String? {
+        switch self {
+        case .add(let query), .copyMatching(let query), .update(let query, _): query[QueryKey.operationPrompt]?.stringValue
+        case .withUserPresence(_, let inner): inner.operationPrompt
+        default: nil
+        }
+    }
+}
