@@ -166,6 +166,7 @@ let package = Package(
                 "KeychainClient", "KeychainModel", "KeychainTestSupport", "securityd", "trousseau-enclave", "security",
                 "keychain-probe", "CodeSigning",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "X509", package: "swift-certificates"),
             ]
         ),

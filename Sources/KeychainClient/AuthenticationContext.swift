@@ -42,18 +42,20 @@ public final class AuthenticationContext: Sendable {
     /// Proves `factors` (as many as `required`; biometry first when the sensor can, then the
     /// passcode) to the enclave for `operation` (nil: the next operation).
     ///
+    /// - Returns: the factors shown.
     /// - Throws: `errSecAuthFailed` for a wrong passcode, an unmatched finger, or factors
     ///   that cannot be shown here; `errSecUserCanceled` when the user cancels.
+    @discardableResult
     public func prove(
         _ factors: [AccessControl.Factor], required: Int, operation: Data?, prompt: String, using client: KeychainClient
-    ) throws {
+    ) throws -> [AccessControl.Factor] {
         guard !interactionNotAllowed else {
             throw KeychainError(status: OSStatusCode.interactionNotAllowed, message: "the context does not allow interaction")
         }
         let capabilities = try client.authenticationCapabilities()
         let ordered = factors.sorted { $0 != .passcode && $1 == .passcode }
-        var shown = 0
-        for factor in ordered where shown < required {
+        var shown: [AccessControl.Factor] = []
+        for factor in ordered where shown.count < required {
             let evidence: AuthenticationEvidence
             switch factor {
             case .biometryAny, .biometryCurrentSet:
@@ -66,11 +68,12 @@ public final class AuthenticationContext: Sendable {
                 continue
             }
             try client.call(.authenticate(AuthenticationRequest(context: id, evidence: evidence, operation: operation, reuseSeconds: reuseSeconds)))
-            shown += 1
+            shown.append(factor)
         }
-        guard shown >= required else {
+        guard shown.count >= required else {
             throw KeychainError(status: OSStatusCode.authFailed, message: "this machine cannot show what the item asks for")
         }
+        return shown
     }
 
     /// Gives the enclave the application password for this context (nil forgets it).
@@ -84,17 +87,28 @@ public final class AuthenticationContext: Sendable {
     }
 
     /// Satisfies what errSecAuthNeeded asked for: the application password (asked for
-    /// when the context has none), then the factors.
-    func satisfy(_ requirement: AuthenticationRequirement, prompt: String, askPassword: Bool, using client: KeychainClient) throws {
+    /// when the context has none), then the factors not `tried` before — a factor shown
+    /// that did not satisfy the enclave (a finger after the enrollment changed) falls back
+    /// to the others.
+    ///
+    /// - Returns: the factors shown.
+    func satisfy(
+        _ requirement: AuthenticationRequirement, prompt: String, askPassword: Bool, tried: Set<AccessControl.Factor>,
+        using client: KeychainClient
+    ) throws -> [AccessControl.Factor] {
         if requirement.applicationPassword, askPassword {
             guard !interactionNotAllowed else {
                 throw KeychainError(status: OSStatusCode.interactionNotAllowed, message: "the context does not allow interaction")
             }
             try setApplicationPassword(try frontEnd.ask(for: .applicationPassword, prompt: prompt), using: client)
         }
-        if !requirement.factors.isEmpty {
-            try prove(requirement.factors, required: requirement.requiredFactors, operation: requirement.operation, prompt: prompt, using: client)
+        guard !requirement.factors.isEmpty else { return [] }
+        let untried = requirement.factors.filter { !tried.contains($0) }
+        let required = requirement.requiredFactors == requirement.factors.count ? untried.count : requirement.requiredFactors
+        guard !untried.isEmpty, untried.count >= required else {
+            throw KeychainError(status: OSStatusCode.authFailed, message: "what was shown does not satisfy the item's access control")
         }
+        return try prove(untried, required: required, operation: requirement.operation, prompt: prompt, using: client)
     }
 }
 
@@ -125,12 +139,13 @@ extension KeychainClient {
         let request = request.inContext(context.id)
         let prompt = prompt ?? request.operationPrompt ?? "Authenticate to use a keychain item"
         var askedPassword = false
+        var tried: Set<AccessControl.Factor> = []
         for _ in 0..<4 {  // the password, then each factor, at most
             do {
                 return try call(request)
             } catch let error as KeychainError where error == .authNeeded {
                 guard let requirement = AuthenticationRequirement(details: error.details) else { throw error }
-                try context.satisfy(requirement, prompt: prompt, askPassword: !askedPassword, using: self)
+                tried.formUnion(try context.satisfy(requirement, prompt: prompt, askPassword: !askedPassword, tried: tried, using: self))
                 askedPassword = askedPassword || requirement.applicationPassword
             }
         }

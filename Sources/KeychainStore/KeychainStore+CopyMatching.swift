@@ -16,8 +16,9 @@ extension KeychainStore {
             if query.itemClass == .identity {
                 return try identities(criteria, in: db, limit: query.limit.maximum, withData: withData, keys: keys).map(\.item)
             }
-            return try search(criteria, in: db, limit: query.limit.maximum, withData: withData, keys: keys)
-                .requireMatches().map(\.item)
+            return try search(
+                criteria, in: db, limit: query.limit.maximum, withData: withData, keys: keys, authentication: query.authentication
+            ).requireMatches().map(\.item)
         }
         if query.returnTypes.isEmpty { return nil }
         if query.limit.returnsArray {

@@ -140,14 +140,19 @@ extension KeychainStore {
     /// errSecAuthNeeded as the caller sees it: with what to prove and the operation to bind
     /// the proof to, or errSecInteractionNotAllowed when the query said not to ask.
     static func authenticationError(
-        _ error: KeychainError, access: AccessControl, associatedData: Data, _ authentication: ItemQuery.Authentication
+        _ error: KeychainError, access: AccessControl, associatedData: Data, _ authentication: ItemQuery.Authentication,
+        storing: Bool = false
     ) -> KeychainError {
         if authentication.interaction == .fail {
             return KeychainError(
                 status: OSStatusCode.interactionNotAllowed,
                 message: "the item needs the user's authentication, and the query does not allow asking")
         }
-        let requirement = AuthenticationRequirement(access, operation: AccessBinding.operation(associatedData: associatedData))
+        var requirement = AuthenticationRequirement(access, operation: AccessBinding.operation(associatedData: associatedData))
+        if storing {
+            requirement.factors = []
+            requirement.requiredFactors = 0
+        }
         return KeychainError(status: error.status, message: error.message, details: requirement.details)
     }
 
@@ -169,7 +174,8 @@ extension KeychainStore {
                     itemKey, for: item.protection, associatedData: associatedData, access: access, context: authentication.context)
             } catch let error as KeychainError where error == .authNeeded {
                 guard let access else { throw error }
-                throw Self.authenticationError(error, access: access, associatedData: associatedData, authentication)
+                // Storing needs only the application password, never the user's presence.
+                throw Self.authenticationError(error, access: access, associatedData: associatedData, authentication, storing: true)
             }
         }
         let tokens = table.tokenAttributes.map { attribute in

@@ -9,9 +9,19 @@ public final class DaemonKeychain: @unchecked Sendable {
     public let home: String
     public let paths: KeychainPaths
 
-    public init() throws {
+    /// Variables a daemon started by ``connect()`` gets, beyond the test ones.
+    public let daemonEnvironment: [String: String]
+
+    public init(daemonEnvironment: [String: String] = [:]) throws {
         home = try TemporaryKeychain.makeTemporaryDirectory() + "/keychain"
         paths = KeychainPaths(home: home)
+        self.daemonEnvironment = daemonEnvironment
+    }
+
+    /// The variables of a daemon started here: the test ones, the log, ``daemonEnvironment``.
+    public var environment: [String: String] {
+        CommandRunner.testEnvironment.merging(["TROUSSEAU_SECURITYD_LOG": log]) { _, new in new }
+            .merging(daemonEnvironment) { _, new in new }
     }
 
     deinit {
@@ -32,9 +42,7 @@ public final class DaemonKeychain: @unchecked Sendable {
     /// A new connection (starting the daemon when none runs).
     public func connect() throws -> KeychainClient {
         // A daemon started here derives passcodes cheaply, exits when idle, and logs.
-        try KeychainClient.connect(
-            paths, daemon: Self.daemonExecutable,
-            daemonEnvironment: CommandRunner.testEnvironment.merging(["TROUSSEAU_SECURITYD_LOG": log]) { _, new in new })
+        try KeychainClient.connect(paths, daemon: Self.daemonExecutable, daemonEnvironment: environment)
     }
 
     /// The enclave processes of this keychain.
