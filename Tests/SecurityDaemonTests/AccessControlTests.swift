@@ -181,6 +181,14 @@ import Testing
         #expect(read("b", windowed).1 == .utf8("secret of b"))
         #expect(asked.count == 1, "after the window the user is asked again")
 
+        // Proven ahead (what LAContext.evaluatePolicy does): the next operation needs no asking.
+        let evaluated = context()
+        try script(answers: ["1234"])
+        try api.prove([.passcode], required: 1, in: evaluated, prompt: "Unlock the vault")
+        #expect(asked == ["passcode"])
+        #expect(read("a", evaluated).1 == .utf8("secret of a"))
+        #expect(asked.count == 1)
+
         try api.invalidate(windowed)
         try script(answers: [])
         #expect(read("b", windowed).0 == OSStatusCode.userCanceled, "an invalidated context proves nothing")
