@@ -22,7 +22,9 @@ public final class AuthenticationContext: Sendable {
 
     public init(frontEnd: PresenceFrontEnd = PresenceFrontEnd()) {
         var generator = SystemRandomNumberGenerator()
-        id = Data((0..<ItemQuery.authenticationContextSize).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        var id = Data()
+        while id.count < ItemQuery.authenticationContextSize { id.appendInteger(generator.next()) }
+        self.id = id.prefix(ItemQuery.authenticationContextSize)
         self.frontEnd = frontEnd
     }
 
@@ -128,15 +130,16 @@ extension KeychainClient {
         return try AuthenticationCapabilities(from: &reader)
     }
 
-    /// Sends an item request in `context` (a new single-use one when nil); when an item's
-    /// access control needs the user, asks them — unless the query says
-    /// `kSecUseAuthenticationUIFail` or `Skip`, which the daemon applies — and sends it again.
+    /// Sends an item request in `context` (when nil, a new single-use one if an item turns
+    /// out to need it); when an item's access control needs the user, asks them — unless the
+    /// query says `kSecUseAuthenticationUIFail` or `Skip`, which the daemon applies — and
+    /// sends it again.
     ///
     /// - Parameter prompt: what the user is told (`kSecUseOperationPrompt`).
     @discardableResult
     public func call(_ request: ServiceRequest, in context: AuthenticationContext?, prompt: String? = nil) throws -> KeychainValue? {
-        let context = context ?? AuthenticationContext()
-        let request = request.inContext(context.id)
+        var context = context
+        var request = context.map { request.inContext($0.id) } ?? request
         let prompt = prompt ?? request.operationPrompt ?? "Authenticate to use a keychain item"
         var askedPassword = false
         var tried: Set<AccessControl.Factor> = []
@@ -145,7 +148,12 @@ extension KeychainClient {
                 return try call(request)
             } catch let error as KeychainError where error == .authNeeded {
                 guard let requirement = AuthenticationRequirement(details: error.details) else { throw error }
-                tried.formUnion(try context.satisfy(requirement, prompt: prompt, askPassword: !askedPassword, tried: tried, using: self))
+                let current = context ?? AuthenticationContext()  // most requests never need one
+                if context == nil {
+                    context = current
+                    request = request.inContext(current.id)
+                }
+                tried.formUnion(try current.satisfy(requirement, prompt: prompt, askPassword: !askedPassword, tried: tried, using: self))
                 askedPassword = askedPassword || requirement.applicationPassword
             }
         }

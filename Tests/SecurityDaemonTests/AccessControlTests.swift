@@ -217,6 +217,22 @@ import Testing
         #expect(asked == ["passcode"] && scansLeft == 0)
     }
 
+    /// `security find-generic-password -w` reads a protected item (another program's, so
+    /// first the keychain password on standard input), asking the passcode agent in a
+    /// context of its own, with the operation prompt.
+    @Test func theSecurityToolAsksThroughTheAgent() throws {
+        try api.add(try item("tool", Flag.devicePasscode))
+        try script(answers: ["1234"])
+        let environment = keychain.environment.merging(["KEYCHAIN_HOME": keychain.home, "TROUSSEAU_PASSCODE_AGENT": agent]) { _, new in new }
+        let found = try CommandRunner.run("security", ["find-generic-password", "-a", "tool", "-w"], environment: environment, input: "1234\n")
+        #expect(found.status == 0, "\(found.stderr)")
+        #expect(found.stdout == "secret of tool\n")
+        #expect(asked == ["passcode"])
+        try script(answers: ["cancel"])
+        let cancelled = try CommandRunner.run("security", ["find-generic-password", "-a", "tool", "-w"], environment: environment, input: "1234\n")
+        #expect(cancelled.status == 128, "errSecUserCanceled (-128) truncated to 8 bits: \(cancelled.stderr)")
+    }
+
     /// kSecUseAuthenticationUISkip leaves out what would need the user.
     @Test func skipLeavesProtectedItemsOut() throws {
         try api.add(genericPassword(account: "plain", ["v_Data": .utf8("p")]))
