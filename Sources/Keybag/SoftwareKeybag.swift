@@ -106,7 +106,9 @@ public final class SoftwareKeybag: Keybag {
     ) throws -> (wrapped: Data, access: AccessControl?) {
         guard var access else { return (try classKey(protection).wrap(itemKey, associatedData: associatedData), nil) }
         // Bind what the access control will be checked against, and refuse one nobody could satisfy.
-        let enrollment = try presence.enrollmentDigest()
+        // Asking the sensor costs a process with fprintd: only for a biometric constraint.
+        let biometric = !Set(access.factors).isDisjoint(with: [.biometryAny, .biometryCurrentSet])
+        let enrollment = biometric ? try presence.enrollmentDigest() : Data()
         if access.factors.contains(.biometryCurrentSet) { access.enrollment = enrollment }
         var available: Set<AccessControl.Factor> = []
         if status().hasPasscode { available.insert(.passcode) }

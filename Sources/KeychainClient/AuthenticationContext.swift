@@ -54,7 +54,9 @@ public final class AuthenticationContext: Sendable {
         guard !interactionNotAllowed else {
             throw KeychainError(status: OSStatusCode.interactionNotAllowed, message: "the context does not allow interaction")
         }
-        let capabilities = try client.authenticationCapabilities()
+        // One round trip (and a sensor query) only when a finger could be asked for.
+        let biometric = !Set(factors).isDisjoint(with: [.biometryAny, .biometryCurrentSet])
+        let capabilities = biometric ? try client.authenticationCapabilities() : nil
         let ordered = factors.sorted { $0 != .passcode && $1 == .passcode }
         var shown: [AccessControl.Factor] = []
         for factor in ordered where shown.count < required {
@@ -62,7 +64,8 @@ public final class AuthenticationContext: Sendable {
             switch factor {
             case .biometryAny, .biometryCurrentSet:
                 // With a passcode to fall back on, an absent sensor is no reason to fail.
-                guard capabilities.biometryAvailable, capabilities.biometryEnrolled || required == factors.count else { continue }
+                guard let capabilities, capabilities.biometryAvailable, capabilities.biometryEnrolled || required == factors.count
+                else { continue }
                 evidence = .biometry(reason: prompt)
             case .passcode:
                 evidence = .passcode(try frontEnd.ask(for: .passcode, prompt: prompt))
