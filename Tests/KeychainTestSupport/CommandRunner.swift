@@ -49,7 +49,7 @@ public enum CommandRunner {
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
-        try process.run()
+        try launch(process)
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
         // Standard error on a thread of its own (not the cooperative pool, which callers may
@@ -65,6 +65,41 @@ public enum CommandRunner {
         let err = errorData.get()
         process.waitUntilExit()
         return CommandResult(status: process.terminationStatus, standardOutput: out, standardError: err)
+    }
+}
+
+extension CommandRunner {
+    /// Copies the executable at `source` to `destination` (see `writeExecutable`).
+    public static func copyExecutable(_ source: String, to destination: String) throws {
+        try writeExecutable(Data(contentsOf: URL(fileURLWithPath: source)), to: destination)
+    }
+
+    /// Writes a new executable file through a descriptor that no child spawned meanwhile
+    /// keeps across its exec (Foundation's writers leave theirs inheritable).
+    public static func writeExecutable(_ contents: Data, to destination: String) throws {
+        let fd = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(fd) }
+        try FileHandle(fileDescriptor: fd, closeOnDealloc: false).write(contentsOf: contents)
+    }
+
+    /// Starts `process`, again while its executable is busy. A file just written is "busy"
+    /// (ETXTBSY) while any process holds it open for writing: a child another test thread
+    /// forked inherits the writer's descriptors until its own exec closes them.
+    static func launch(_ process: Process) throws {
+        for attempt in 0... {
+            do {
+                return try process.run()
+            } catch where attempt < 100 && isTextFileBusy(error) {
+                usleep(10_000)
+            }
+        }
+    }
+
+    private static func isTextFileBusy(_ error: any Error) -> Bool {
+        let error = error as NSError
+        if error.domain == NSPOSIXErrorDomain { return error.code == Int(ETXTBSY) }
+        return (error.userInfo[NSUnderlyingErrorKey] as? NSError).map(isTextFileBusy) ?? false
     }
 }
 

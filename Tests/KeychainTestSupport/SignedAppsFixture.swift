@@ -54,7 +54,7 @@ public final class SignedAppsFixture: @unchecked Sendable {
     public func app(_ name: String, program: String = "keychain-probe") throws -> String {
         let path = directory + "/" + name
         try? FileManager.default.removeItem(atPath: path)
-        try FileManager.default.copyItem(atPath: CommandRunner.productsDirectory.appendingPathComponent(program).path, toPath: path)
+        try CommandRunner.copyExecutable(CommandRunner.productsDirectory.appendingPathComponent(program).path, to: path)
         return path
     }
 

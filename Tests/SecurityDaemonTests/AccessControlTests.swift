@@ -22,7 +22,7 @@ import Testing
         // The agent answers with the next line of `answers` ("cancel": the user cancels; none
         // left: cancel too) and logs what it was asked in `asked`.
         agent = directory + "/agent"
-        try """
+        let script = """
             #!/bin/sh
             dir=$(dirname "$0")
             echo "$1" >> "$dir/asked"
@@ -30,8 +30,8 @@ import Testing
             sed -i 1d "$dir/answers" 2>/dev/null
             [ -z "$line" ] || [ "$line" = cancel ] && exit 1
             printf '%s\\n' "$line"
-            """.write(toFile: agent, atomically: true, encoding: .utf8)
-        chmod(agent, 0o755)
+            """
+        try CommandRunner.writeExecutable(Data(script.utf8), to: agent)
         keychain = try DaemonKeychain(daemonEnvironment: ["TROUSSEAU_TEST_SENSOR": sensor])
         api = Keychain(paths: keychain.paths, daemonEnvironment: keychain.environment)
         // set-keychain-password is the security tool's; it starts the daemon with the sensor.

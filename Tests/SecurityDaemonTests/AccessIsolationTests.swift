@@ -143,7 +143,7 @@ let teamB = "BBBBBBBBBB"
 
     @Test func aCopyOfTheToolElsewhereIsJustAnUnsignedApp() throws {
         let copy = fixture.directory + "/security-copy"
-        try FileManager.default.copyItem(atPath: CommandRunner.productsDirectory.appendingPathComponent("security").path, toPath: copy)
+        try CommandRunner.copyExecutable(CommandRunner.productsDirectory.appendingPathComponent("security").path, to: copy)
         let result = try CommandRunner.run(executable: copy, ["find-generic-password", "-s", "probe", "-a", "x1"], environment: fixture.environment)
         #expect(result.status == 44, "\(result.stderr)")
         let issue = try CommandRunner.run(

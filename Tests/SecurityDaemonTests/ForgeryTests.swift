@@ -36,8 +36,7 @@ import X509
         var file = try Data(contentsOf: URL(fileURLWithPath: path))
         try change(&file)
         try FileManager.default.removeItem(atPath: path)  // a new inode, as an attacker's copy would be
-        try file.write(to: URL(fileURLWithPath: path))
-        chmod(path, 0o755)
+        try CommandRunner.writeExecutable(file, to: path)
     }
 
     @Test func theGenuineAppIsSigned() throws {

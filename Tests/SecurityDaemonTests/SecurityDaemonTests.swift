@@ -203,7 +203,7 @@ import Testing
         let copyDirectory = try TemporaryKeychain.makeTemporaryDirectory()
         let original = CommandRunner.productsDirectory.appendingPathComponent("security").path
         let copy = copyDirectory + "/security"
-        try FileManager.default.copyItem(atPath: original, toPath: copy)
+        try CommandRunner.copyExecutable(original, to: copy)
         let environment = ["KEYCHAIN_HOME": keychain.home, "TROUSSEAU_SECURITYD": DaemonKeychain.daemonExecutable]
         func run(_ executable: String, _ arguments: String...) throws -> CommandResult {
             try CommandRunner.run(executable: executable, arguments, environment: environment)
