@@ -192,6 +192,54 @@ public final class EnclaveClient: Keybag {
         return try AuthenticationCapabilities(from: &body)
     }
 
+    // MARK: - Backups
+
+    /// An open backup keybag in the enclave, known by its session id.
+    public struct BackupSession: BackupKeys {
+        let client: EnclaveClient
+        let id: Data
+
+        public func metadataKey(for protection: ProtectionClass) throws -> MetadataKey {
+            var body = try client.call(.backupMetadataKey(session: id, protection))
+            return try MetadataKey(bytes: EnclaveClient.key(&body))
+        }
+
+        public func exportSecret(_ blob: Data, protection: ProtectionClass, rowAssociatedData: Data, recordAssociatedData: Data) throws -> Data {
+            var body = try client.call(.exportSecret(
+                session: id, protection, blob: blob, rowAssociatedData: rowAssociatedData, recordAssociatedData: recordAssociatedData))
+            return Data(body.rest())
+        }
+
+        public func importSecret(_ blob: Data, protection: ProtectionClass, recordAssociatedData: Data, rowAssociatedData: Data) throws -> Data {
+            var body = try client.call(.importSecret(
+                session: id, protection, blob: blob, recordAssociatedData: recordAssociatedData, rowAssociatedData: rowAssociatedData))
+            return Data(body.rest())
+        }
+
+        /// Drops the session's keys in the enclave.
+        public func end() {
+            _ = try? client.call(.endBackup(session: id))
+        }
+    }
+
+    /// See ``SoftwareKeybag/beginBackup(password:passcode:)``.
+    public func beginBackup(password: SecretBytes, passcode: SecretBytes?) throws -> (BackupSession, BackupArchive) {
+        var body = try call(.beginBackup(password: password, passcode: passcode))
+        let id = try body.lengthPrefixed(limit: 64)
+        let header = try BackupArchive(header: &body)
+        return (BackupSession(client: self, id: id), header)
+    }
+
+    /// See ``SoftwareKeybag/openBackup(_:password:)``.
+    public func openBackup(_ header: BackupArchive, password: SecretBytes) throws -> (session: BackupSession, sameDevice: Bool, classes: Set<ProtectionClass>) {
+        var body = try call(.openBackup(header: header, password: password))
+        let id = try body.lengthPrefixed(limit: 64)
+        let sameDevice = try body.byte() == 1
+        var classes: Set<ProtectionClass> = []
+        for _ in 0..<Int(try body.byte()) { classes.insert(try EnclaveWire.protection(&body)) }
+        return (BackupSession(client: self, id: id), sameDevice, classes)
+    }
+
     // MARK: - Lock state and passcode
 
     public func status() throws -> EnclaveStatus {

@@ -18,6 +18,14 @@ public enum EnclaveRequest: Sendable {
     case authenticate(AuthenticationRequest)
     case invalidateAuthentication(context: Data)
     case authenticationCapabilities
+    /// A new backup keybag under `password` (the passcode, when one is set, authorizes it).
+    case beginBackup(password: SecretBytes, passcode: SecretBytes?)
+    /// Opens an archive's backup keybag for a restore.
+    case openBackup(header: BackupArchive, password: SecretBytes)
+    case backupMetadataKey(session: Data, ProtectionClass)
+    case exportSecret(session: Data, ProtectionClass, blob: Data, rowAssociatedData: Data, recordAssociatedData: Data)
+    case importSecret(session: Data, ProtectionClass, blob: Data, recordAssociatedData: Data, rowAssociatedData: Data)
+    case endBackup(session: Data)
 }
 
 /// What the enclave reports about itself.
@@ -34,14 +42,17 @@ public struct EnclaveStatus: Sendable, Hashable {
 /// presence byte and the value; a protection class is its length-prefixed raw value.
 public enum EnclaveWire {
     public static let version: UInt8 = 1
-    /// The largest frame either side accepts.
-    public static let maximumFrameSize = 64 * 1024
+    /// The largest frame either side accepts: a secret blob being re-sealed for a backup.
+    public static let maximumFrameSize = 4 << 20
     /// The longest byte string a field may hold (passcodes, associated data, wrapped keys).
     static let fieldLimit = 16 * 1024
+    /// The longest secret blob (a 1 MiB secret and its headers fit).
+    static let blobLimit = 3 << 20
 
     enum Opcode: UInt8 {
         case status = 1, unlock, lock, changePasscode, updateSettings, indexKey, metadataKey, wrapItemKey, unwrapItemKey
         case authenticate, invalidateAuthentication, authenticationCapabilities
+        case beginBackup = 20, openBackup, backupMetadataKey, exportSecret, importSecret, endBackup
     }
 
     public static func encode(_ request: EnclaveRequest) -> Data {
@@ -86,6 +97,29 @@ public enum EnclaveWire {
             out.appendLengthPrefixed(context)
         case .authenticationCapabilities:
             out.append(Opcode.authenticationCapabilities.rawValue)
+        case .beginBackup(let password, let passcode):
+            out.append(Opcode.beginBackup.rawValue)
+            out.appendSecret(password)
+            out.appendOptionalSecret(passcode)
+        case .openBackup(let header, let password):
+            out.append(Opcode.openBackup.rawValue)
+            header.appendHeader(to: &out)
+            out.appendSecret(password)
+        case .backupMetadataKey(let session, let protection):
+            out.append(Opcode.backupMetadataKey.rawValue)
+            out.appendLengthPrefixed(session)
+            out.appendLengthPrefixed(Data(protection.rawValue.utf8))
+        case .exportSecret(let session, let protection, let blob, let first, let second),
+            .importSecret(let session, let protection, let blob, let first, let second):
+            if case .exportSecret = request { out.append(Opcode.exportSecret.rawValue) } else { out.append(Opcode.importSecret.rawValue) }
+            out.appendLengthPrefixed(session)
+            out.appendLengthPrefixed(Data(protection.rawValue.utf8))
+            out.appendLengthPrefixed(blob)
+            out.appendLengthPrefixed(first)
+            out.appendLengthPrefixed(second)
+        case .endBackup(let session):
+            out.append(Opcode.endBackup.rawValue)
+            out.appendLengthPrefixed(session)
         }
         return out
     }
@@ -130,6 +164,25 @@ public enum EnclaveWire {
         case .authenticate: request = .authenticate(try AuthenticationRequest(from: &reader))
         case .invalidateAuthentication: request = .invalidateAuthentication(context: try reader.lengthPrefixed(limit: 64))
         case .authenticationCapabilities: request = .authenticationCapabilities
+        case .beginBackup:
+            let password = try reader.secret(limit: fieldLimit)
+            request = .beginBackup(password: password, passcode: try reader.optionalSecret(limit: fieldLimit))
+        case .openBackup:
+            let header = try BackupArchive(header: &reader)
+            request = .openBackup(header: header, password: try reader.secret(limit: fieldLimit))
+        case .backupMetadataKey:
+            let session = try reader.lengthPrefixed(limit: 64)
+            request = .backupMetadataKey(session: session, try protection(&reader))
+        case .exportSecret, .importSecret:
+            let session = try reader.lengthPrefixed(limit: 64)
+            let protection = try protection(&reader)
+            let blob = try reader.lengthPrefixed(limit: blobLimit)
+            let first = try reader.lengthPrefixed(limit: fieldLimit)
+            let second = try reader.lengthPrefixed(limit: fieldLimit)
+            request = opcode == .exportSecret
+                ? .exportSecret(session: session, protection, blob: blob, rowAssociatedData: first, recordAssociatedData: second)
+                : .importSecret(session: session, protection, blob: blob, recordAssociatedData: first, rowAssociatedData: second)
+        case .endBackup: request = .endBackup(session: try reader.lengthPrefixed(limit: 64))
         }
         guard reader.isAtEnd else { throw KeychainError.decode("trailing bytes in enclave request") }
         return request

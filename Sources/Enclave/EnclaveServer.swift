@@ -69,6 +69,33 @@ public struct EnclaveServer: Sendable {
                 var body = Data()
                 try keybag.capabilities().encode(to: &body)
                 return EnclaveWire.success(body)
+            case .beginBackup(let password, let passcode):
+                let (session, header) = try keybag.beginBackup(password: password, passcode: passcode)
+                var body = Data()
+                body.appendLengthPrefixed(session)
+                header.appendHeader(to: &body)
+                return EnclaveWire.success(body)
+            case .openBackup(let header, let password):
+                let (session, sameDevice, classes) = try keybag.openBackup(header, password: password)
+                var body = Data()
+                body.appendLengthPrefixed(session)
+                body.append(sameDevice ? 1 : 0)
+                body.append(UInt8(classes.count))
+                for protection in classes { body.appendLengthPrefixed(Data(protection.rawValue.utf8)) }
+                return EnclaveWire.success(body)
+            case .backupMetadataKey(let session, let protection):
+                return EnclaveWire.success(Self.bytes(try keybag.backupMetadataKey(session: session, for: protection).secretBytes))
+            case .exportSecret(let session, let protection, let blob, let rowAssociatedData, let recordAssociatedData):
+                return EnclaveWire.success(try keybag.exportSecret(
+                    session: session, blob, protection: protection, rowAssociatedData: rowAssociatedData,
+                    recordAssociatedData: recordAssociatedData))
+            case .importSecret(let session, let protection, let blob, let recordAssociatedData, let rowAssociatedData):
+                return EnclaveWire.success(try keybag.importSecret(
+                    session: session, blob, protection: protection, recordAssociatedData: recordAssociatedData,
+                    rowAssociatedData: rowAssociatedData))
+            case .endBackup(let session):
+                keybag.endBackup(session: session)
+                return EnclaveWire.success()
             }
         } catch let error as KeychainError {
             return EnclaveWire.failure(error)

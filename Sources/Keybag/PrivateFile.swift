@@ -1,4 +1,4 @@
-import FoundationEssentials
+public import FoundationEssentials
 import KeychainModel
 
 #if canImport(Glibc)
@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// Reads and writes small owner-only files, atomically where asked.
-enum PrivateFile {
+public enum PrivateFile {
     /// Writes `bytes` to `path` (created 0600), fsynced.
     static func write(_ bytes: UnsafeRawBufferPointer, to path: String) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
@@ -23,7 +23,7 @@ enum PrivateFile {
     }
 
     /// Replaces `path` with `data` atomically: a crash leaves the old file or the new one.
-    static func replace(_ path: String, with data: Data) throws {
+    public static func replace(_ path: String, with data: Data) throws {
         let temporary = path + ".\(getpid()).new"
         try data.withUnsafeBytes { try write($0, to: temporary) }
         guard rename(temporary, path) == 0 else {

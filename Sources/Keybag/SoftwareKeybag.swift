@@ -19,6 +19,11 @@ public final class SoftwareKeybag: Keybag {
         public var clock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
         /// The biometric sensor this keybag trusts, if any.
         public var biometricSensor: (any BiometricSensor)?
+        /// The time one backup password derivation should take at least: a backup leaves
+        /// the device, so it must resist guessing offline.
+        public var backupKDFTarget: Double = 0.5
+        /// The smallest scrypt cost of a backup password, log2 N (2^16: 64 MiB).
+        public var minimumBackupLogN: UInt8 = 16
 
         public init() {}
     }
@@ -37,9 +42,11 @@ public final class SoftwareKeybag: Keybag {
     private static let deviceClasses: [ProtectionClass] = [.always, .alwaysThisDeviceOnly]
 
     private let directory: String
-    private let deviceKey: any DeviceKey
-    private let configuration: Configuration
+    let deviceKey: any DeviceKey
+    let configuration: Configuration
     private let state: Mutex<State>
+    /// Open backup keybags by session id: made for a backup, or opened for a restore.
+    let backups = Mutex<[Data: BackupSession]>([:])
     /// Authentication contexts and their proofs, for items with an access control.
     public let presence: PresenceAuthority
 
@@ -180,8 +187,8 @@ public final class SoftwareKeybag: Keybag {
             biometryEnrolled: !enrollment.isEmpty, enrollmentState: enrollment)
     }
 
-    /// The class key of `protection` if the lock state allows it; it never leaves this type.
-    private func classKey(_ protection: ProtectionClass) throws -> ClassKey {
+    /// The class key of `protection` if the lock state allows it; it never leaves the keybag.
+    func classKey(_ protection: ProtectionClass) throws -> ClassKey {
         let now = configuration.clock()
         return try state.withLock { state in
             Self.applyAutoLock(&state, now: now)
@@ -414,7 +421,7 @@ public final class SoftwareKeybag: Keybag {
         }
     }
 
-    private static func randomBytes(_ count: Int) -> Data {
+    static func randomBytes(_ count: Int) -> Data {
         var generator = SystemRandomNumberGenerator()
         return Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }

@@ -112,6 +112,8 @@ public struct ClassKey: Sendable {
 public struct WrappingKey: Sendable {
     let key: SymmetricKey
 
+    init(key: SymmetricKey) { self.key = key }
+
     /// HKDF-SHA256 over `material` (already secret, for example a device-key MAC).
     public init(deriving material: SecretBytes, info: String) {
         key = material.withUnsafeBytes { bytes in

@@ -9,9 +9,12 @@ public enum MetadataBlob {
 
     /// Seals `attributes` for the row `identity`.
     public static func seal(_ attributes: [String: KeychainValue], key: MetadataKey, identity: RowIdentity) throws -> Data {
-        let sealed = try AES.GCM.seal(
-            AttributeCodec.encode(attributes), using: key.key,
-            authenticating: identity.associatedData(for: .metadata))
+        try seal(attributes, key: key, associatedData: identity.associatedData(for: .metadata))
+    }
+
+    /// Seals `attributes` with `associatedData` (a row's, or a backup record's).
+    public static func seal(_ attributes: [String: KeychainValue], key: MetadataKey, associatedData: Data) throws -> Data {
+        let sealed = try AES.GCM.seal(AttributeCodec.encode(attributes), using: key.key, authenticating: associatedData)
         guard let combined = sealed.combined else { throw KeychainError.internalComponent }
         return Data([version]) + combined
     }
@@ -20,12 +23,16 @@ public enum MetadataBlob {
     ///
     /// - Throws: `errSecDecode` when the blob was altered, truncated, or belongs to another row.
     public static func open(_ blob: Data, key: MetadataKey, identity: RowIdentity) throws -> [String: KeychainValue] {
+        try open(blob, key: key, associatedData: identity.associatedData(for: .metadata))
+    }
+
+    /// Opens a blob sealed with `associatedData`.
+    public static func open(_ blob: Data, key: MetadataKey, associatedData: Data) throws -> [String: KeychainValue] {
         guard blob.first == version else { throw KeychainError.decode("unknown metadata blob version") }
         let plaintext: Data
         do {
             plaintext = try AES.GCM.open(
-                AES.GCM.SealedBox(combined: blob.dropFirst()), using: key.key,
-                authenticating: identity.associatedData(for: .metadata))
+                AES.GCM.SealedBox(combined: blob.dropFirst()), using: key.key, authenticating: associatedData)
         } catch {
             throw KeychainError.decode("the item's attributes failed authentication")
         }

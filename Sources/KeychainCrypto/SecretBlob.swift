@@ -21,7 +21,14 @@ public enum SecretBlob {
         _ secret: SecretBytes?, identity: RowIdentity, access: AccessControl? = nil,
         wrapKey: (ItemKey, Data, AccessControl?) throws -> (wrapped: Data, access: AccessControl?)
     ) throws -> Data {
-        let associatedData = identity.associatedData(for: .secret)
+        try seal(secret, associatedData: identity.associatedData(for: .secret), access: access, wrapKey: wrapKey)
+    }
+
+    /// Seals `secret` with `associatedData` (a row's, or a backup record's).
+    public static func seal(
+        _ secret: SecretBytes?, associatedData: Data, access: AccessControl? = nil,
+        wrapKey: (ItemKey, Data, AccessControl?) throws -> (wrapped: Data, access: AccessControl?)
+    ) throws -> Data {
         let itemKey = ItemKey.generate()
         var plaintext = Data([secret == nil ? 0 : 1])
         secret?.withUnsafeBytes { plaintext.append(contentsOf: $0) }
@@ -59,7 +66,14 @@ public enum SecretBlob {
         _ blob: Data, identity: RowIdentity,
         unwrapKey: (Data, Data, AccessControl?) throws -> ItemKey
     ) throws -> SecretBytes? {
-        let associatedData = identity.associatedData(for: .secret)
+        try open(blob, associatedData: identity.associatedData(for: .secret), unwrapKey: unwrapKey)
+    }
+
+    /// Opens a blob sealed with `associatedData`.
+    public static func open(
+        _ blob: Data, associatedData: Data,
+        unwrapKey: (Data, Data, AccessControl?) throws -> ItemKey
+    ) throws -> SecretBytes? {
         var reader = ByteReader(blob)
         let access = try header(&reader)
         let wrappedLength = Int(try reader.integer(UInt16.self))

@@ -21,7 +21,7 @@ public struct RequestDispatcher: Sendable {
 
     public func respond(to request: ServiceRequest, from caller: Caller) -> ServiceResponse {
         do {
-            return ServiceResponse(result: try perform(request, caller, presence: false))
+            return ServiceResponse(result: try perform(request, caller, passcode: nil))
         } catch let error as KeychainError {
             return ServiceResponse(error: error)
         } catch {
@@ -29,11 +29,13 @@ public struct RequestDispatcher: Sendable {
         }
     }
 
-    private func perform(_ request: ServiceRequest, _ caller: Caller, presence: Bool) throws -> KeychainValue? {
+    /// - Parameter passcode: the keychain passcode the request came with, verified.
+    private func perform(_ request: ServiceRequest, _ caller: Caller, passcode: SecretBytes?) throws -> KeychainValue? {
+        let presence = passcode != nil
         switch request {
         case .withUserPresence(let passcode, let inner):
             try enclave.unlock(passcode: passcode)  // verifies, and is throttled, even when unlocked
-            return try perform(inner, caller, presence: true)
+            return try perform(inner, caller, passcode: passcode)
         case .add(let query):
             return try store.add(query, caller: try reach(of: caller, for: request, presence: presence))
         case .copyMatching(let query):
@@ -80,6 +82,27 @@ public struct RequestDispatcher: Sendable {
             var encoded = Data()
             try enclave.authenticationCapabilities().encode(to: &encoded)
             return .data(encoded)
+        case .createBackup(let path, let password):
+            try requireSecurityTool(caller, "making backups")
+            if !presence { try requirePresenceOnceAPasscodeIsSet("making a backup") }
+            let report = try BackupService(store: store, enclave: enclave).create(at: path, password: password, passcode: passcode)
+            return .dictionary([
+                "backedUp": .number(Int64(report.backedUp)),
+                "passcodeSetItems": .number(Int64(report.passcodeSetItems)),
+                "applicationPasswordItems": .number(Int64(report.applicationPasswordItems)),
+                "unreadable": .number(Int64(report.unreadable)),
+            ])
+        case .restoreBackup(let path, let password):
+            try requireSecurityTool(caller, "restoring backups")
+            let (report, sameDevice) = try BackupService(store: store, enclave: enclave).restore(from: path, password: password)
+            return .dictionary([
+                "restored": .number(Int64(report.restored)),
+                "replaced": .number(Int64(report.replaced)),
+                "keptExisting": .number(Int64(report.keptExisting)),
+                "otherDeviceOnly": .number(Int64(report.otherDeviceOnly)),
+                "otherDeviceEnrollment": .number(Int64(report.otherDeviceEnrollment)),
+                "sameDevice": .bool(sameDevice),
+            ])
         case .issueDeveloperCertificate(let team, let applicationGroups, let publicKey):
             try requireSecurityTool(caller, "issuing developer certificates")
             if !presence { try requirePresenceOnceAPasscodeIsSet("signing with the local developer root") }

@@ -158,26 +158,39 @@ extension KeychainStore {
 
     /// Encrypts `item` for its row: tokens, the primary-key token, and both blobs.
     func seal(_ item: KeychainItem, keys: OperationKeys, authentication: ItemQuery.Authentication = .init()) throws -> SealedRow {
-        let table = ItemTable.of(item.itemClass)
-        let primaryKey = table.schema.primaryKey.map { attribute in
+        try seal(item, keys: keys) { identity in
+            try SecretBlob.seal(item.data, identity: identity, access: item.accessControl) { itemKey, associatedData, access in
+                do {
+                    return try keybag.wrapItemKey(
+                        itemKey, for: item.protection, associatedData: associatedData, access: access, context: authentication.context)
+                } catch let error as KeychainError where error == .authNeeded {
+                    guard let access else { throw error }
+                    // Storing needs only the application password, never the user's presence.
+                    throw Self.authenticationError(error, access: access, associatedData: associatedData, authentication, storing: true)
+                }
+            }
+        }
+    }
+
+    /// The primary-key token of `item`: equal for items that are duplicates of each other.
+    func primaryKeyToken(of item: KeychainItem) -> Data {
+        let primaryKey = ItemTable.of(item.itemClass).schema.primaryKey.map { attribute in
             (name: attribute.name, value: item.value(of: attribute.name) ?? attribute.defaultValue)
         }
+        return blindIndex.primaryKeyToken(item.itemClass, values: primaryKey)
+    }
+
+    /// Encrypts `item`'s attributes for its row and computes its tokens; `secret` makes the
+    /// secret blob for the row's identity.
+    func seal(_ item: KeychainItem, keys: OperationKeys, secret: (RowIdentity) throws -> Data) throws -> SealedRow {
+        let table = ItemTable.of(item.itemClass)
         let identity = RowIdentity(
             itemClass: item.itemClass, uuid: item.persistentReference.uuid, accessGroup: item.accessGroup,
             protection: item.protection, synchronizable: item.synchronizable, tombstone: item.tombstone,
-            primaryKeyToken: blindIndex.primaryKeyToken(item.itemClass, values: primaryKey))
+            primaryKeyToken: primaryKeyToken(of: item))
         let metadata = try MetadataBlob.seal(
             item.attributes, key: keys.metadataKey(for: item.protection), identity: identity)
-        let secret = try SecretBlob.seal(item.data, identity: identity, access: item.accessControl) { itemKey, associatedData, access in
-            do {
-                return try keybag.wrapItemKey(
-                    itemKey, for: item.protection, associatedData: associatedData, access: access, context: authentication.context)
-            } catch let error as KeychainError where error == .authNeeded {
-                guard let access else { throw error }
-                // Storing needs only the application password, never the user's presence.
-                throw Self.authenticationError(error, access: access, associatedData: associatedData, authentication, storing: true)
-            }
-        }
+        let secret = try secret(identity)
         let tokens = table.tokenAttributes.map { attribute in
             (
                 column: ItemTable.tokenColumn(attribute.name),

@@ -205,5 +205,8 @@ enum CommandTable {
             name: "codesign", usage: CodeSigningCommands.codesignUsage,
             help: "Sign an executable with a developer identity and entitlements, or display its signature.",
             run: CodeSigningCommands.codesign),
+        ToolCommand(
+            name: "backup", usage: BackupCommands.usage,
+            help: "Create, restore or inspect a backup of the keychain.", run: BackupCommands.backup),
     ]
 }

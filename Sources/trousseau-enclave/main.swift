@@ -20,6 +20,8 @@ while let argument = arguments.popFirst() {
     case "--unsafe-fast-kdf":
         configuration.passcodeKDFTarget = 0
         configuration.minimumLogN = 10
+        configuration.backupKDFTarget = 0
+        configuration.minimumBackupLogN = 10
     default: break
     }
 }

@@ -24,6 +24,12 @@ public enum ServiceRequest: Sendable {
     case invalidateAuthentication(context: Data)
     /// What the enclave can check (``AuthenticationCapabilities``, encoded as data).
     case authenticationCapabilities
+    /// Writes a backup of the keychain to `path` (absolute), under `password`. Result: a
+    /// dictionary of counts (backed up, and left out by reason).
+    case createBackup(path: String, password: SecretBytes)
+    /// Restores the backup at `path` (absolute) into the keychain. Result: a dictionary of
+    /// counts (restored, replaced, kept, left out by reason) and whether this device made it.
+    case restoreBackup(path: String, password: SecretBytes)
 }
 
 /// securityd's answer: an OSStatus, a message when it is not 0, and a result.
@@ -68,6 +74,7 @@ public enum ServiceWire {
         case issueDeveloperCertificate = 20
         case withUserPresence = 30
         case authenticate = 40, invalidateAuthentication, authenticationCapabilities
+        case createBackup = 50, restoreBackup
     }
 
     public static func encode(_ request: ServiceRequest) -> Data {
@@ -118,6 +125,10 @@ public enum ServiceWire {
             out.appendLengthPrefixed(context)
         case .authenticationCapabilities:
             out.append(Opcode.authenticationCapabilities.rawValue)
+        case .createBackup(let path, let password), .restoreBackup(let path, let password):
+            if case .createBackup = request { out.append(Opcode.createBackup.rawValue) } else { out.append(Opcode.restoreBackup.rawValue) }
+            out.appendLengthPrefixed(Data(path.utf8))
+            out.appendSecret(password)
         }
         return out
     }
@@ -170,6 +181,10 @@ public enum ServiceWire {
         case .authenticate: request = .authenticate(try AuthenticationRequest(from: &reader))
         case .invalidateAuthentication: request = .invalidateAuthentication(context: try reader.lengthPrefixed(limit: 64))
         case .authenticationCapabilities: request = .authenticationCapabilities
+        case .createBackup, .restoreBackup:
+            let path = String(decoding: try reader.lengthPrefixed(limit: 4096), as: UTF8.self)
+            let password = try reader.secret(limit: passcodeLimit)
+            request = opcode == .createBackup ? .createBackup(path: path, password: password) : .restoreBackup(path: path, password: password)
         }
         return request
     }
