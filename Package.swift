@@ -163,7 +163,7 @@ let package = Package(
         .testTarget(
             name: "SecurityDaemonTests",
             dependencies: [
-                "KeychainClient", "KeychainModel", "KeychainTestSupport", "securityd", "trousseau-enclave", "security",
+                "KeychainClient", "KeychainModel", "KeychainCrypto", "KeychainTestSupport", "securityd", "trousseau-enclave", "security",
                 "keychain-probe", "CodeSigning",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
