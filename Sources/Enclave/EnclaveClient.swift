@@ -240,6 +240,25 @@ public final class EnclaveClient: Keybag {
         return (BackupSession(client: self, id: id), sameDevice, classes)
     }
 
+    // MARK: - Escrow
+
+    /// See ``SoftwareKeybag/createEscrow(passcode:)``.
+    public func createEscrow(passcode: SecretBytes?) throws -> (id: Data, secret: SecretBytes) {
+        var body = try call(.createEscrow(passcode: passcode))
+        let id = try body.lengthPrefixed(limit: 64)
+        return (id, try body.secret(limit: 64))
+    }
+
+    /// See ``SoftwareKeybag/unlockWithEscrow(id:secret:)``.
+    public func unlockWithEscrow(id: Data, secret: SecretBytes) throws {
+        _ = try call(.unlockWithEscrow(id: id, secret: secret))
+    }
+
+    /// See ``SoftwareKeybag/revokeEscrow(id:)``.
+    public func revokeEscrow(id: Data) throws {
+        _ = try call(.revokeEscrow(id: id))
+    }
+
     // MARK: - Lock state and passcode
 
     public func status() throws -> EnclaveStatus {

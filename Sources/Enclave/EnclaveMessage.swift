@@ -26,6 +26,10 @@ public enum EnclaveRequest: Sendable {
     case exportSecret(session: Data, ProtectionClass, blob: Data, rowAssociatedData: Data, recordAssociatedData: Data)
     case importSecret(session: Data, ProtectionClass, blob: Data, recordAssociatedData: Data, rowAssociatedData: Data)
     case endBackup(session: Data)
+    /// An escrow keybag of the class C keys (the passcode, when one is set, authorizes it).
+    case createEscrow(passcode: SecretBytes?)
+    case unlockWithEscrow(id: Data, secret: SecretBytes)
+    case revokeEscrow(id: Data)
 }
 
 /// What the enclave reports about itself.
@@ -53,6 +57,7 @@ public enum EnclaveWire {
         case status = 1, unlock, lock, changePasscode, updateSettings, indexKey, metadataKey, wrapItemKey, unwrapItemKey
         case authenticate, invalidateAuthentication, authenticationCapabilities
         case beginBackup = 20, openBackup, backupMetadataKey, exportSecret, importSecret, endBackup
+        case createEscrow = 30, unlockWithEscrow, revokeEscrow
     }
 
     public static func encode(_ request: EnclaveRequest) -> Data {
@@ -120,6 +125,16 @@ public enum EnclaveWire {
         case .endBackup(let session):
             out.append(Opcode.endBackup.rawValue)
             out.appendLengthPrefixed(session)
+        case .createEscrow(let passcode):
+            out.append(Opcode.createEscrow.rawValue)
+            out.appendOptionalSecret(passcode)
+        case .unlockWithEscrow(let id, let secret):
+            out.append(Opcode.unlockWithEscrow.rawValue)
+            out.appendLengthPrefixed(id)
+            out.appendSecret(secret)
+        case .revokeEscrow(let id):
+            out.append(Opcode.revokeEscrow.rawValue)
+            out.appendLengthPrefixed(id)
         }
         return out
     }
@@ -183,6 +198,11 @@ public enum EnclaveWire {
                 ? .exportSecret(session: session, protection, blob: blob, rowAssociatedData: first, recordAssociatedData: second)
                 : .importSecret(session: session, protection, blob: blob, recordAssociatedData: first, rowAssociatedData: second)
         case .endBackup: request = .endBackup(session: try reader.lengthPrefixed(limit: 64))
+        case .createEscrow: request = .createEscrow(passcode: try reader.optionalSecret(limit: fieldLimit))
+        case .unlockWithEscrow:
+            let id = try reader.lengthPrefixed(limit: 64)
+            request = .unlockWithEscrow(id: id, secret: try reader.secret(limit: 64))
+        case .revokeEscrow: request = .revokeEscrow(id: try reader.lengthPrefixed(limit: 64))
         }
         guard reader.isAtEnd else { throw KeychainError.decode("trailing bytes in enclave request") }
         return request

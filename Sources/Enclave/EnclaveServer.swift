@@ -96,6 +96,18 @@ public struct EnclaveServer: Sendable {
             case .endBackup(let session):
                 keybag.endBackup(session: session)
                 return EnclaveWire.success()
+            case .createEscrow(let passcode):
+                let (id, secret) = try keybag.createEscrow(passcode: passcode)
+                var body = Data()
+                body.appendLengthPrefixed(id)
+                body.appendSecret(secret)
+                return EnclaveWire.success(body)
+            case .unlockWithEscrow(let id, let secret):
+                try keybag.unlockWithEscrow(id: id, secret: secret)
+                return EnclaveWire.success()
+            case .revokeEscrow(let id):
+                try keybag.revokeEscrow(id: id)
+                return EnclaveWire.success()
             }
         } catch let error as KeychainError {
             return EnclaveWire.failure(error)

@@ -28,7 +28,7 @@ public final class SoftwareKeybag: Keybag {
         public init() {}
     }
 
-    private struct State: Sendable {
+    struct State: Sendable {
         var file: KeybagFile
         var keys: [ProtectionClass: ClassKey]
         var lockState: LockState
@@ -41,10 +41,10 @@ public final class SoftwareKeybag: Keybag {
     ]
     private static let deviceClasses: [ProtectionClass] = [.always, .alwaysThisDeviceOnly]
 
-    private let directory: String
+    let directory: String
     let deviceKey: any DeviceKey
     let configuration: Configuration
-    private let state: Mutex<State>
+    let state: Mutex<State>
     /// Open backup keybags by session id: made for a backup, or opened for a restore.
     let backups = Mutex<[Data: BackupSession]>([:])
     /// Authentication contexts and their proofs, for items with an access control.

@@ -77,3 +77,11 @@ extension Data {
         append(bytes)
     }
 }
+
+extension Data {
+    /// The bytes as lowercase hexadecimal digits (names and files, never secrets in logs).
+    public var lowercaseHex: String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
+    }
+}

@@ -103,6 +103,19 @@ public struct RequestDispatcher: Sendable {
                 "otherDeviceEnrollment": .number(Int64(report.otherDeviceEnrollment)),
                 "sameDevice": .bool(sameDevice),
             ])
+        case .createEscrow:
+            try requireSecurityTool(caller, "making escrow keybags")
+            if !presence { try requirePresenceOnceAPasscodeIsSet("making an escrow keybag") }
+            let (id, secret) = try enclave.createEscrow(passcode: passcode)
+            return .dictionary(["id": .data(id), "secret": .data(secret.withUnsafeBytes { Data($0) })])
+        case .unlockWithEscrow(let id, let secret):
+            try enclave.unlockWithEscrow(id: id, secret: secret)
+            return nil
+        case .revokeEscrow(let id):
+            try requireSecurityTool(caller, "revoking escrow keybags")
+            if !presence { try requirePresenceOnceAPasscodeIsSet("revoking an escrow keybag") }
+            try enclave.revokeEscrow(id: id)
+            return nil
         case .issueDeveloperCertificate(let team, let applicationGroups, let publicKey):
             try requireSecurityTool(caller, "issuing developer certificates")
             if !presence { try requirePresenceOnceAPasscodeIsSet("signing with the local developer root") }

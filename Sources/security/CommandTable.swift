@@ -208,5 +208,8 @@ enum CommandTable {
         ToolCommand(
             name: "backup", usage: BackupCommands.usage,
             help: "Create, restore or inspect a backup of the keychain.", run: BackupCommands.backup),
+        ToolCommand(
+            name: "escrow", usage: EscrowCommands.usage,
+            help: "Create, use or revoke an escrow keybag for an unattended agent.", run: EscrowCommands.escrow),
     ]
 }

@@ -30,6 +30,14 @@ public enum ServiceRequest: Sendable {
     /// Restores the backup at `path` (absolute) into the keychain. Result: a dictionary of
     /// counts (restored, replaced, kept, left out by reason) and whether this device made it.
     case restoreBackup(path: String, password: SecretBytes)
+    /// An escrow keybag of the class C keys for a designated agent. Result: a dictionary
+    /// of "id" and "secret" (data), which the agent keeps.
+    case createEscrow
+    /// Makes class C available with an escrow keybag's secret (any caller: the secret is
+    /// the authority).
+    case unlockWithEscrow(id: Data, secret: SecretBytes)
+    /// Revokes an escrow keybag.
+    case revokeEscrow(id: Data)
 }
 
 /// securityd's answer: an OSStatus, a message when it is not 0, and a result.
@@ -75,6 +83,7 @@ public enum ServiceWire {
         case withUserPresence = 30
         case authenticate = 40, invalidateAuthentication, authenticationCapabilities
         case createBackup = 50, restoreBackup
+        case createEscrow = 60, unlockWithEscrow, revokeEscrow
     }
 
     public static func encode(_ request: ServiceRequest) -> Data {
@@ -129,6 +138,15 @@ public enum ServiceWire {
             if case .createBackup = request { out.append(Opcode.createBackup.rawValue) } else { out.append(Opcode.restoreBackup.rawValue) }
             out.appendLengthPrefixed(Data(path.utf8))
             out.appendSecret(password)
+        case .createEscrow:
+            out.append(Opcode.createEscrow.rawValue)
+        case .unlockWithEscrow(let id, let secret):
+            out.append(Opcode.unlockWithEscrow.rawValue)
+            out.appendLengthPrefixed(id)
+            out.appendSecret(secret)
+        case .revokeEscrow(let id):
+            out.append(Opcode.revokeEscrow.rawValue)
+            out.appendLengthPrefixed(id)
         }
         return out
     }
@@ -185,6 +203,11 @@ public enum ServiceWire {
             let path = String(decoding: try reader.lengthPrefixed(limit: 4096), as: UTF8.self)
             let password = try reader.secret(limit: passcodeLimit)
             request = opcode == .createBackup ? .createBackup(path: path, password: password) : .restoreBackup(path: path, password: password)
+        case .createEscrow: request = .createEscrow
+        case .unlockWithEscrow:
+            let id = try reader.lengthPrefixed(limit: 64)
+            request = .unlockWithEscrow(id: id, secret: try reader.secret(limit: 64))
+        case .revokeEscrow: request = .revokeEscrow(id: try reader.lengthPrefixed(limit: 64))
         }
         return request
     }
