@@ -223,21 +223,25 @@ public final class EnclaveClient: Keybag {
     }
 
     /// See ``SoftwareKeybag/beginBackup(password:passcode:)``.
-    public func beginBackup(password: SecretBytes, passcode: SecretBytes?) throws -> (BackupSession, BackupArchive) {
+    public func beginBackup(password: SecretBytes, passcode: SecretBytes?) throws -> (BackupSession, BackupArchive, BackupIntegrityKey) {
         var body = try call(.beginBackup(password: password, passcode: passcode))
         let id = try body.lengthPrefixed(limit: 64)
+        let integrityKey = try BackupIntegrityKey(bytes: body.secret(limit: 32))
         let header = try BackupArchive(header: &body)
-        return (BackupSession(client: self, id: id), header)
+        return (BackupSession(client: self, id: id), header, integrityKey)
     }
 
     /// See ``SoftwareKeybag/openBackup(_:password:)``.
-    public func openBackup(_ header: BackupArchive, password: SecretBytes) throws -> (session: BackupSession, sameDevice: Bool, classes: Set<ProtectionClass>) {
+    public func openBackup(
+        _ header: BackupArchive, password: SecretBytes
+    ) throws -> (session: BackupSession, integrityKey: BackupIntegrityKey, sameDevice: Bool, classes: Set<ProtectionClass>) {
         var body = try call(.openBackup(header: header, password: password))
         let id = try body.lengthPrefixed(limit: 64)
+        let integrityKey = try BackupIntegrityKey(bytes: body.secret(limit: 32))
         let sameDevice = try body.byte() == 1
         var classes: Set<ProtectionClass> = []
         for _ in 0..<Int(try body.byte()) { classes.insert(try EnclaveWire.protection(&body)) }
-        return (BackupSession(client: self, id: id), sameDevice, classes)
+        return (BackupSession(client: self, id: id), integrityKey, sameDevice, classes)
     }
 
     // MARK: - Escrow

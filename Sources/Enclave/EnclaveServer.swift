@@ -70,15 +70,17 @@ public struct EnclaveServer: Sendable {
                 try keybag.capabilities().encode(to: &body)
                 return EnclaveWire.success(body)
             case .beginBackup(let password, let passcode):
-                let (session, header) = try keybag.beginBackup(password: password, passcode: passcode)
+                let (session, header, integrityKey) = try keybag.beginBackup(password: password, passcode: passcode)
                 var body = Data()
                 body.appendLengthPrefixed(session)
+                body.appendSecret(integrityKey.secretBytes)
                 header.appendHeader(to: &body)
                 return EnclaveWire.success(body)
             case .openBackup(let header, let password):
-                let (session, sameDevice, classes) = try keybag.openBackup(header, password: password)
+                let (session, integrityKey, sameDevice, classes) = try keybag.openBackup(header, password: password)
                 var body = Data()
                 body.appendLengthPrefixed(session)
+                body.appendSecret(integrityKey.secretBytes)
                 body.append(sameDevice ? 1 : 0)
                 body.append(UInt8(classes.count))
                 for protection in classes { body.appendLengthPrefixed(Data(protection.rawValue.utf8)) }

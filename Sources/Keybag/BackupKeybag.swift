@@ -17,10 +17,13 @@ public final class BackupKeybag: Sendable {
 
     /// The archive this keybag belongs to.
     public let archive: UUID
+    /// The key of the archive's HMAC, derived from the password with the wrapping key.
+    public let integrityKey: BackupIntegrityKey
     private let keys: [ProtectionClass: ClassKey]
 
-    private init(archive: UUID, keys: [ProtectionClass: ClassKey]) {
+    private init(archive: UUID, integrityKey: BackupIntegrityKey, keys: [ProtectionClass: ClassKey]) {
         self.archive = archive
+        self.integrityKey = integrityKey
         self.keys = keys
     }
 
@@ -39,7 +42,7 @@ public final class BackupKeybag: Sendable {
         }
         let header = BackupArchive(
             uuid: uuid, created: now, sourceDevice: try deviceIdentifier(deviceKey), kdf: kdf, classKeys: wrapped)
-        return (BackupKeybag(archive: uuid, keys: keys), header)
+        return (BackupKeybag(archive: uuid, integrityKey: passwordKeys.integrityKey, keys: keys), header)
     }
 
     /// Opens the keybag of an archive's header with its password. A ThisDeviceOnly class
@@ -70,7 +73,7 @@ public final class BackupKeybag: Sendable {
         guard keys.keys.contains(where: { classes[$0] == .password }) else {
             throw KeychainError.decode("the backup has no class keys")
         }
-        return BackupKeybag(archive: header.uuid, keys: keys)
+        return BackupKeybag(archive: header.uuid, integrityKey: passwordKeys.integrityKey, keys: keys)
     }
 
     /// This device's identifier, as archives record their source.

@@ -12,39 +12,37 @@ struct BackupSession: Sendable {
 }
 
 extension SoftwareKeybag {
-    /// The most backup sessions open at once; a new one beyond it ends the oldest.
+    /// The most backup sessions open at once; a new one beyond it ends another.
     static let maximumBackupSessions = 4
 
     /// Starts a backup: a new backup keybag under `password`. With a keychain passcode set,
     /// it must be given (and is checked and throttled as an unlock).
     ///
-    /// - Returns: the session id and the archive's header.
+    /// - Returns: the session id, the archive's header and the key of its HMAC.
     /// - Throws: `errSecAuthFailed` for a wrong or missing passcode, `errSecParam` for an
     ///   empty password.
-    public func beginBackup(password: SecretBytes, passcode: SecretBytes?) throws -> (session: Data, header: BackupArchive) {
+    public func beginBackup(password: SecretBytes, passcode: SecretBytes?) throws -> (session: Data, header: BackupArchive, integrityKey: BackupIntegrityKey) {
         guard !password.isEmpty else { throw KeychainError.param("a backup needs a password") }
-        if status().hasPasscode {
-            guard let passcode else {
-                throw KeychainError(status: OSStatusCode.authFailed, message: "a backup needs the keychain password")
-            }
-            try unlock(passcode: passcode)
-        }
+        try requirePasscode(passcode, for: "a backup")
         let kdf = try PasscodeKDF.calibrated(
             target: configuration.backupKDFTarget, minimumLogN: configuration.minimumBackupLogN, salt: Self.randomBytes(32))
         let (keybag, header) = try BackupKeybag.create(password: password, kdf: kdf, deviceKey: deviceKey, now: Date())
-        return (register(BackupSession(keybag: keybag, purpose: .export)), header)
+        return (register(BackupSession(keybag: keybag, purpose: .export)), header, keybag.integrityKey)
     }
 
     /// Opens the backup keybag of an archive's header for a restore.
     ///
-    /// - Returns: the session id, whether this device made the backup, and the classes
+    /// - Returns: the session id, the key of the archive's HMAC (which the caller checks
+    ///   before importing anything), whether this device made the backup, and the classes
     ///   whose keys opened.
     /// - Throws: `errSecAuthFailed` for a wrong password.
-    public func openBackup(_ header: BackupArchive, password: SecretBytes) throws -> (session: Data, sameDevice: Bool, classes: [ProtectionClass]) {
+    public func openBackup(
+        _ header: BackupArchive, password: SecretBytes
+    ) throws -> (session: Data, integrityKey: BackupIntegrityKey, sameDevice: Bool, classes: [ProtectionClass]) {
         let keybag = try BackupKeybag.open(header, password: password, deviceKey: deviceKey)
         let sameDevice = try BackupKeybag.deviceIdentifier(deviceKey) == header.sourceDevice
         let classes = ProtectionClass.allCases.filter(keybag.isAvailable)
-        return (register(BackupSession(keybag: keybag, purpose: .import)), sameDevice, classes)
+        return (register(BackupSession(keybag: keybag, purpose: .import)), keybag.integrityKey, sameDevice, classes)
     }
 
     /// The metadata key of a backup class.
@@ -88,6 +86,16 @@ extension SoftwareKeybag {
     /// Ends a backup session; its keys are dropped (and zeroed).
     public func endBackup(session: Data) {
         _ = backups.withLock { $0.removeValue(forKey: session) }
+    }
+
+    /// With a keychain passcode set, checks `passcode` (throttled as an unlock) before
+    /// `operation`, which hands keys out of the device's reach.
+    func requirePasscode(_ passcode: SecretBytes?, for operation: String) throws {
+        guard status().hasPasscode else { return }
+        guard let passcode else {
+            throw KeychainError(status: OSStatusCode.authFailed, message: "\(operation) needs the keychain password")
+        }
+        try unlock(passcode: passcode)
     }
 
     private func register(_ session: BackupSession) -> Data {

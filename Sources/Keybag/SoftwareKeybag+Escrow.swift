@@ -12,12 +12,7 @@ extension SoftwareKeybag {
     ///
     /// - Returns: the escrow's id and its secret, which only the agent keeps.
     public func createEscrow(passcode: SecretBytes?) throws -> (id: Data, secret: SecretBytes) {
-        if status().hasPasscode {
-            guard let passcode else {
-                throw KeychainError(status: OSStatusCode.authFailed, message: "an escrow keybag needs the keychain password")
-            }
-            try unlock(passcode: passcode)
-        }
+        try requirePasscode(passcode, for: "an escrow keybag")
         let keys = state.withLock { $0.keys }
         let id = Self.randomBytes(16)
         let secret = SecretBytes(Self.randomBytes(32))

@@ -113,7 +113,7 @@ public struct BackupArchive: Sendable {
     // MARK: - Encoding
 
     /// The archive's bytes, authenticated with `integrityKey`.
-    public func encoded(integrityKey: BackupPasswordKeys) -> Data {
+    public func encoded(integrityKey: BackupIntegrityKey) -> Data {
         var out = Data()
         appendHeader(to: &out)
         out.appendInteger(UInt32(records.count))
@@ -206,10 +206,10 @@ public struct BackupArchive: Sendable {
     /// Checks the archive's MAC: a wrong password and an altered byte look the same.
     ///
     /// - Throws: `errSecAuthFailed` when it does not match.
-    public static func verify(_ data: Data, keys: BackupPasswordKeys) throws {
+    public static func verify(_ data: Data, key: BackupIntegrityKey) throws {
         guard data.count > macSize else { throw KeychainError.decode("not a Trousseau backup") }
         let body = data.prefix(data.count - macSize)
-        guard keys.isValidAuthenticationCode(Data(data.suffix(macSize)), for: body) else {
+        guard key.isValidAuthenticationCode(Data(data.suffix(macSize)), for: body) else {
             throw KeychainError(
                 status: OSStatusCode.authFailed, message: "the backup password is not correct, or the backup was altered")
         }
@@ -249,15 +249,36 @@ public struct BackupPasswordKeys: Sendable {
             .withUnsafeBytes { Data($0) }
     }
 
-    private var integrityKey: SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: stretched, info: Data("trousseau backup integrity key".utf8), outputByteCount: 32)
+    /// The key that authenticates the archive.
+    public var integrityKey: BackupIntegrityKey {
+        BackupIntegrityKey(key: HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: stretched, info: Data("trousseau backup integrity key".utf8), outputByteCount: 32))
+    }
+}
+
+/// The key of an archive's HMAC. The enclave, which derives it with the class keys' wrapping
+/// key, hands it to securityd, so that the password is stretched once per backup or restore.
+public struct BackupIntegrityKey: Sendable {
+    let key: SymmetricKey
+
+    init(key: SymmetricKey) { self.key = key }
+
+    /// The key's bytes, for carrying it from the enclave to the daemon.
+    public var secretBytes: SecretBytes { key.withUnsafeBytes { SecretBytes($0) } }
+
+    /// A key carried from the enclave.
+    ///
+    /// - Throws: `errSecDecode` when `bytes` is not 32 bytes long.
+    public init(bytes: SecretBytes) throws {
+        guard bytes.count == 32 else { throw KeychainError.decode("an integrity key is 32 bytes") }
+        key = bytes.withUnsafeBytes { SymmetricKey(data: $0) }
     }
 
     func authenticationCode(for data: Data) -> Data {
-        Data(HMAC<SHA256>.authenticationCode(for: data, using: integrityKey))
+        Data(HMAC<SHA256>.authenticationCode(for: data, using: key))
     }
 
     func isValidAuthenticationCode(_ code: Data, for data: Data) -> Bool {
-        HMAC<SHA256>.isValidAuthenticationCode(code, authenticating: data, using: integrityKey)
+        HMAC<SHA256>.isValidAuthenticationCode(code, authenticating: data, using: key)
     }
 }

@@ -18,19 +18,19 @@ struct BackupService {
     /// replacing it atomically; the file is private to the user (0600).
     func create(at path: String, password: SecretBytes, passcode: SecretBytes?) throws -> BackupReport {
         try Self.requireAbsolute(path)
-        let (session, header) = try enclave.beginBackup(password: password, passcode: passcode)
+        let (session, header, integrityKey) = try enclave.beginBackup(password: password, passcode: passcode)
         defer { session.end() }
         var archive = header
         let report: BackupReport
         (archive.records, report) = try store.backupRecords(archive: header.uuid, keys: session)
-        let keys = try BackupPasswordKeys(password: password, kdf: header.kdf)
-        try PrivateFile.replace(path, with: archive.encoded(integrityKey: keys))
+        try PrivateFile.replace(path, with: archive.encoded(integrityKey: integrityKey))
         return report
     }
 
     /// Restores the backup at `path`. The whole archive is checked first — its structure,
-    /// then its MAC under the password — so a wrong password or an altered byte writes
-    /// nothing; then every record is decrypted and written in one transaction.
+    /// the password (the enclave opens the backup keybag with it), then the MAC — so a wrong
+    /// password or an altered byte writes nothing; then every record is decrypted and
+    /// written in one transaction.
     func restore(from path: String, password: SecretBytes) throws -> (RestoreReport, sameDevice: Bool) {
         try Self.requireAbsolute(path)
         let data: Data
@@ -44,11 +44,11 @@ struct BackupService {
         guard archive.kdf.memoryBytes <= BackupArchive.maximumKDFMemory else {
             throw KeychainError.decode("the backup's password parameters are out of range")
         }
-        try BackupArchive.verify(data, keys: BackupPasswordKeys(password: password, kdf: archive.kdf))
         var header = archive
         header.records = []
-        let (session, sameDevice, classes) = try enclave.openBackup(header, password: password)
+        let (session, integrityKey, sameDevice, classes) = try enclave.openBackup(header, password: password)
         defer { session.end() }
+        try BackupArchive.verify(data, key: integrityKey)
         let report = try store.restore(
             archive.records, archive: archive.uuid, keys: session, available: classes, sameDevice: sameDevice)
         return (report, sameDevice)

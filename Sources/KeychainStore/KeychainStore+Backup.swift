@@ -45,7 +45,7 @@ extension KeychainStore {
         var report = BackupReport()
         var records: [BackupArchive.Record] = []
         let deviceKeys = OperationKeys(keybag)
-        var backupKeys: [ProtectionClass: MetadataKey] = [:]
+        let backupKeys = OperationKeys(keys)
         try read { db in
             for itemClass in ItemClass.stored {
                 let rows = try Row.fetchCursor(db, sql: "SELECT \(StoredRow.columns) FROM \(itemClass.rawValue) ORDER BY rowid")
@@ -62,9 +62,8 @@ extension KeychainStore {
                         var record = BackupArchive.Record(
                             itemClass: itemClass, uuid: identity.uuid, accessGroup: identity.accessGroup,
                             protection: identity.protection, synchronizable: identity.synchronizable, tombstone: identity.tombstone)
-                        if backupKeys[identity.protection] == nil { backupKeys[identity.protection] = try keys.metadataKey(for: identity.protection) }
                         record.metadata = try MetadataBlob.seal(
-                            attributes, key: backupKeys[identity.protection]!,  // set above
+                            attributes, key: backupKeys.metadataKey(for: identity.protection),
                             associatedData: record.associatedData(for: .metadata, archive: archive))
                         record.secret = try keys.exportSecret(
                             stored.secret, protection: identity.protection, rowAssociatedData: identity.associatedData(for: .secret),
@@ -99,7 +98,7 @@ extension KeychainStore {
         try write { db in
             var report = RestoreReport()
             let deviceKeys = OperationKeys(keybag)
-            var backupKeys: [ProtectionClass: MetadataKey] = [:]
+            let backupKeys = OperationKeys(keys)
             for record in records {
                 guard available.contains(record.protection), record.protection != .whenPasscodeSetThisDeviceOnly else {
                     report.otherDeviceOnly += 1
@@ -109,9 +108,8 @@ extension KeychainStore {
                     report.otherDeviceEnrollment += 1
                     continue
                 }
-                if backupKeys[record.protection] == nil { backupKeys[record.protection] = try keys.metadataKey(for: record.protection) }
                 let attributes = try MetadataBlob.open(
-                    record.metadata, key: backupKeys[record.protection]!,  // set above
+                    record.metadata, key: backupKeys.metadataKey(for: record.protection),
                     associatedData: record.associatedData(for: .metadata, archive: archive))
                 var item = KeychainItem(
                     itemClass: record.itemClass, attributes: attributes, accessGroup: record.accessGroup,

@@ -60,9 +60,7 @@ enum BackupCommands {
             ToolOutput.print(text)
             return 0
         } catch {
-            let failure = KeychainError.from(error)
-            ToolOutput.report("backup create", failure)
-            return failure.status
+            return ToolOutput.failure("backup create", error)
         }
     }
 
@@ -81,9 +79,7 @@ enum BackupCommands {
             ToolOutput.print(text)
             return 0
         } catch {
-            let failure = KeychainError.from(error)
-            ToolOutput.report("backup restore", failure)
-            return failure.status
+            return ToolOutput.failure("backup restore", error)
         }
     }
 
@@ -115,7 +111,7 @@ enum BackupCommands {
                     throw KeychainError.decode("the backup's password parameters are out of range")
                 }
                 guard let password = PasswordPrompt.read("backup password: ") else { return -1 }
-                try BackupArchive.verify(data, keys: BackupPasswordKeys(password: password, kdf: archive.kdf))
+                try BackupArchive.verify(data, key: BackupPasswordKeys(password: password, kdf: archive.kdf).integrityKey)
                 text += "integrity: verified\n"
             } else {
                 text += "integrity: not verified (--verify checks it with the password)\n"
@@ -123,9 +119,7 @@ enum BackupCommands {
             ToolOutput.print(text)
             return 0
         } catch {
-            let failure = KeychainError.from(error)
-            ToolOutput.report("backup inspect", failure)
-            return failure.status
+            return ToolOutput.failure("backup inspect", error)
         }
     }
 

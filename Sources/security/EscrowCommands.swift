@@ -45,9 +45,7 @@ enum EscrowCommands {
             }
             return 0
         } catch {
-            let failure = KeychainError.from(error)
-            ToolOutput.report("escrow \(arguments[1])", failure)
-            return failure.status
+            return ToolOutput.failure("escrow \(arguments[1])", error)
         }
     }
 

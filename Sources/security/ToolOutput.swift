@@ -69,6 +69,13 @@ enum ToolOutput {
         if debugging { self.error("detail: \(error.message)\n") }
     }
 
+    /// Reports a failed command's error and returns its status (the exit status's source).
+    static func failure(_ function: String, _ error: any Error) -> Int32 {
+        let failure = KeychainError.from(error)
+        report(function, failure)
+        return failure.status
+    }
+
     private static var debugging: Bool { getenv("TROUSSEAU_DEBUG") != nil }
 }
 

@@ -162,7 +162,7 @@ import Testing
         // Decrypt everything the password opens: the migratable classes, attributes and secrets.
         let archive = try BackupArchive(decoding: data)
         let keys = try BackupPasswordKeys(password: SecretBytes(Self.password.utf8), kdf: archive.kdf)
-        try BackupArchive.verify(data, keys: keys)
+        try BackupArchive.verify(data, key: keys.integrityKey)
         #expect(!archive.records.contains { $0.protection == .whenPasscodeSetThisDeviceOnly })
         #expect(archive.classKeys[.whenPasscodeSetThisDeviceOnly] == nil)
         var accounts: [String] = []
