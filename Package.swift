@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .target(name: "KeychainModel"),
@@ -117,6 +118,17 @@ let package = Package(
             name: "keychain-example",
             dependencies: ["Security"],
             path: "Examples/KeychainExample"
+        ),
+        .executableTarget(
+            // Measures the daemon against the machine's floors (docs/PERFORMANCE.md).
+            name: "keychain-bench",
+            dependencies: [
+                "KeychainClient", "KeychainModel",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/keychain-bench"
         ),
         .executableTarget(
             name: "keychain-probe",

@@ -1,0 +1,103 @@
+import Foundation
+
+/// Everything one run measured: written as JSON, printed as tables.
+struct BenchReport: Codable, Sendable {
+    struct Machine: Codable, Sendable {
+        var cpu: String
+        var cores: Int
+        var memoryGiB: Double
+        var kernel: String
+        /// Where the keychain and the floors' databases lived.
+        var directory: String
+    }
+
+    /// A floor: one bare part of a request, timed on its own.
+    struct Floor: Codable, Sendable {
+        var name: String
+        /// The table size, for floors that depend on it.
+        var items: Int?
+        var samples: Int
+        var p50Micros: Double
+        var p99Micros: Double
+    }
+
+    /// One operation through the daemon at one keychain size and client count.
+    struct Operation: Codable, Sendable {
+        var operation: String
+        var items: Int
+        var clients: Int
+        var samples: Int
+        var opsPerSecond: Double
+        var p50Micros: Double
+        var p99Micros: Double
+        /// The floors the operation cannot avoid, and their sum at p50.
+        var floor: String
+        var floorMicros: Double
+        /// p50 over the floor.
+        var ratio: Double
+    }
+
+    struct Memory: Codable, Sendable {
+        var items: Int
+        var daemonResidentKiB: Int
+        var daemonPeakKiB: Int
+        var enclaveResidentKiB: Int
+        var databaseBytes: Int
+    }
+
+    /// A whole-process timing: a program started, run and reaped.
+    struct WholeProcess: Codable, Sendable {
+        var name: String
+        var items: Int
+        var runs: Int
+        var p50Millis: Double
+        var maxMillis: Double
+    }
+
+    struct Target: Codable, Sendable {
+        var target: String
+        var measured: String
+        var met: Bool
+    }
+
+    var machine: Machine
+    var date: String
+    var smoke: Bool
+    var floors: [Floor] = []
+    var operations: [Operation] = []
+    var memory: [Memory] = []
+    var processes: [WholeProcess] = []
+    var targets: [Target] = []
+
+    func floor(_ name: String, items: Int? = nil) -> Floor? {
+        floors.first { $0.name == name && $0.items == items }
+    }
+
+    func operation(_ name: String, items: Int, clients: Int) -> Operation? {
+        operations.first { $0.operation == name && $0.items == items && $0.clients == clients }
+    }
+}
+
+extension BenchReport.Machine {
+    /// This machine, from /proc and uname.
+    static func current(directory: String) -> Self {
+        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+            .map { $0.split(separator: ":", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces) } ?? "unknown"
+        let meminfo = (try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8)) ?? ""
+        let kib = meminfo.split(separator: "\n").first { $0.hasPrefix("MemTotal:") }
+            .flatMap { Double($0.split(separator: " ")[1]) } ?? 0
+        var name = utsname()
+        uname(&name)
+        let release = withUnsafeBytes(of: &name.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return Self(
+            cpu: model, cores: ProcessInfo.processInfo.activeProcessorCount,
+            memoryGiB: (kib / 1_048_576 * 10).rounded() / 10, kernel: "Linux " + release, directory: directory)
+    }
+}
+
+extension BenchReport.Floor {
+    init(_ name: String, items: Int? = nil, _ latencies: Latencies) {
+        self.init(name: name, items: items, samples: latencies.count, p50Micros: latencies.p50, p99Micros: latencies.p99)
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Starting programs the way a shell does (posix_spawn), for whole-process timings and
+/// for the echo peer.
+enum ChildProcess {
+    /// Starts `path` with `arguments`; standard output and error go to /dev/null, and
+    /// `descriptor`, when given, becomes the child's descriptor 3.
+    static func spawn(_ path: String, _ arguments: [String], environment: [String: String], descriptor: Int32? = nil) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        if let descriptor { posix_spawn_file_actions_adddup2(&actions, descriptor, 3) }
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        guard result == 0 else { throw BenchError("cannot start \(path): \(String(cString: strerror(result)))") }
+        return pid
+    }
+
+    /// Waits for `pid` and returns its exit status (128 + n for a signal).
+    @discardableResult
+    static func wait(_ pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        let signal = status & 0x7f
+        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+    }
+
+    /// Runs `path` to completion.
+    static func run(_ path: String, _ arguments: [String], environment: [String: String]) throws -> Int32 {
+        wait(try spawn(path, arguments, environment: environment))
+    }
+}

@@ -1,0 +1,123 @@
+import ArgumentParser
+import Foundation
+import KeychainClient
+import KeychainModel
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// keychain-bench: latency, throughput, scale and memory of securityd, each operation set
+/// against the floors it cannot beat, measured in the same run on the same machine.
+@main
+struct KeychainBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keychain-bench",
+        abstract: "Benchmarks a real securityd in a temporary KEYCHAIN_HOME against this machine's floors.",
+        discussion: """
+            Build everything first (`swift build -c release`): the benchmark starts the securityd, \
+            trousseau-enclave and security beside it. Prints tables and writes JSON.
+            """)
+
+    @Option(name: .long, parsing: .upToNextOption, help: "Keychain sizes (items).")
+    var sizes: [Int] = [1_000]
+
+    @Flag(name: .long, help: "Also measure at 100,000 and 1,000,000 items (minutes, about 1 GiB of disk).")
+    var large = false
+
+    @Option(name: .long, parsing: .upToNextOption, help: "Concurrent client counts.")
+    var clients: [Int] = [1, 8, 32]
+
+    @Option(name: .long, help: "Operations per measurement.")
+    var operations = 2_000
+
+    @Option(name: .long, help: "Runs of each whole-process timing.")
+    var runs = 50
+
+    @Option(name: .long, help: "Where the JSON report goes.")
+    var json = "keychain-bench.json"
+
+    @Option(name: .long, help: "The directory for the temporary keychain (a real disk, not tmpfs, for durable figures).")
+    var directory = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+
+    @Flag(name: .long, help: "A quick run that checks every measurement works; its figures mean nothing.")
+    var smoke = false
+
+    static func main() {
+        // The socket floor's other end is this same executable.
+        let arguments = CommandLine.arguments
+        if arguments.count == 3, arguments[1] == EchoPeer.argument, let size = Int(arguments[2]) {
+            EchoPeer.serve(size: size)
+        }
+        signal(SIGPIPE, SIG_IGN)
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    func validate() throws {
+        guard (sizes + clients).allSatisfy({ $0 > 0 }), operations > 0, runs > 0 else {
+            throw ValidationError("sizes, clients, operations and runs must be positive")
+        }
+    }
+
+    mutating func run() throws {
+        var plan = Plan(sizes: large ? sizes + [100_000, 1_000_000] : sizes, clients: clients, operations: operations, runs: runs)
+        if smoke { plan = .smoke }
+        let products = try Products()
+        let keychain = try BenchKeychain(daemon: products.securityd, directory: directory)
+        defer { keychain.remove() }
+        var report = BenchReport(
+            machine: .current(directory: directory), date: ISO8601DateFormatter().string(from: Date()), smoke: smoke)
+        var runner = BenchRun(plan: plan, products: products, keychain: keychain, report: report, output: Output())
+        try runner.run()
+        report = runner.report
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(report).write(to: URL(fileURLWithPath: json))
+        print("\nJSON: \(json)")
+    }
+}
+
+/// What to measure: sizes, client counts and how many of each.
+struct Plan: Sendable {
+    var sizes: [Int]
+    var clients: [Int]
+    var operations: Int
+    var runs: Int
+    var floorSamples = 20_000
+    var commitSamples = 500
+    var autostartRuns = 10
+    /// Connections that fill the keychain.
+    var fillClients = 8
+
+    /// Enough of everything to exercise every code path, in seconds.
+    static let smoke = Plan(
+        sizes: [100, 300], clients: [1, 4], operations: 40, runs: 3, floorSamples: 200, commitSamples: 20, autostartRuns: 2,
+        fillClients: 4)
+}
+
+/// The programs the benchmark runs: built beside it.
+struct Products: Sendable {
+    let securityd: String
+    let security: String
+
+    init() throws {
+        securityd = ProcessExecutable.sibling("securityd")
+        security = ProcessExecutable.sibling("security")
+        for program in [securityd, security, ProcessExecutable.sibling("trousseau-enclave")] where access(program, X_OK) != 0 {
+            throw BenchError("\(program) is missing: run `swift build -c release` (or `swift build`) first")
+        }
+    }
+}
+
+/// Printing as the run goes (standard output, flushed per line).
+struct Output: Sendable {
+    func line(_ text: String) {
+        print(text)
+        fflush(nil)  // all streams: `stdout` is global mutable state to Swift 6
+    }
+}

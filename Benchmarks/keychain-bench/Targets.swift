@@ -1,0 +1,54 @@
+import Foundation
+
+/// The issue's targets, checked against one run's figures (only those the run measured).
+enum Targets {
+    static func evaluate(_ report: BenchReport) -> [BenchReport.Target] {
+        var targets: [BenchReport.Target] = []
+        let sizes = report.memory.map(\.items)
+        let socket = report.floor(Floors.Name.socket)?.p50Micros ?? 0
+        for size in sizes {
+            guard let find = report.operation(Workload.findData.rawValue, items: size, clients: 1),
+                let lookup = report.floor(Floors.Name.lookup, items: size)?.p50Micros
+            else { continue }
+            let floor = socket + lookup
+            targets.append(
+                .init(
+                    target: "find with data, 1 client, \(Table.grouped(size)) items: p50 ≤ 3 × (socket + lookup) and < 100 µs",
+                    measured: "\(Table.micros(find.p50Micros)) µs; 3 × \(Table.micros(floor)) = \(Table.micros(3 * floor)) µs",
+                    met: find.p50Micros <= 3 * floor && find.p50Micros < 100))
+        }
+        if let smallest = sizes.min(), let largest = sizes.max(), largest > smallest,
+            let small = report.operation(Workload.findData.rawValue, items: smallest, clients: 1),
+            let large = report.operation(Workload.findData.rawValue, items: largest, clients: 1)
+        {
+            targets.append(
+                .init(
+                    target: "find with data at \(Table.grouped(largest)) items ≤ 1.5 × at \(Table.grouped(smallest))",
+                    measured: "\(Table.micros(large.p50Micros)) µs vs \(Table.micros(small.p50Micros)) µs (\(String(format: "%.2f", large.p50Micros / small.p50Micros))×)",
+                    met: large.p50Micros <= 1.5 * small.p50Micros))
+        }
+        for size in sizes {
+            for (clients, goal) in [(1, 2_000.0), (8, 5_000.0)] {
+                guard let add = report.operation(Workload.add.rawValue, items: size, clients: clients) else { continue }
+                targets.append(
+                    .init(
+                        target: "add, \(clients) client\(clients == 1 ? "" : "s"), \(Table.grouped(size)) items: ≥ \(Table.grouped(Int(goal)))/s",
+                        measured: "\(Table.grouped(Int(add.opsPerSecond.rounded())))/s", met: add.opsPerSecond >= goal))
+            }
+        }
+        for (name, goal) in [("first call, no daemon running", 150.0), ("security find-generic-password -w", 5.0)] {
+            guard let process = report.processes.first(where: { $0.name == name }) else { continue }
+            targets.append(
+                .init(
+                    target: "\(name): p50 < \(Int(goal)) ms", measured: String(format: "%.2f ms", process.p50Millis),
+                    met: process.p50Millis < goal))
+        }
+        if let largest = report.memory.max(by: { $0.items < $1.items }) {
+            targets.append(
+                .init(
+                    target: "securityd resident at \(Table.grouped(largest.items)) items < 100 MiB (goal at 1,000,000)",
+                    measured: "\(Table.mebibytes(largest.daemonResidentKiB * 1024)) MiB", met: largest.daemonResidentKiB < 100 * 1024))
+        }
+        return targets
+    }
+}
