@@ -81,12 +81,12 @@ final class BenchKeychain: @unchecked Sendable {
 
     /// The securityd serving this keychain, if one runs.
     func daemonProcess() -> pid_t? {
-        processes { words in words.first?.hasSuffix("/securityd") == true && words.contains(paths.home) }.first
+        processes { words in words.contains { $0.hasSuffix("/securityd") } && words.contains(paths.home) }.first
     }
 
     /// The enclave serving this keychain, if one runs.
     func enclaveProcess() -> pid_t? {
-        processes { words in words.first?.hasSuffix("/trousseau-enclave") == true && words.contains(paths.home) }.first
+        processes { words in words.contains { $0.hasSuffix("/trousseau-enclave") } && words.contains(paths.home) }.first
     }
 
     /// Stops the daemon (SIGTERM) and waits until neither it nor its enclave runs.

@@ -17,7 +17,7 @@ struct BenchRun {
         try measureFloors()
         for (position, size) in plan.sizes.enumerated() {
             try measure(size: size)
-            if position == 0 { try measureWholeProcesses(items: size) }
+            if position == 0, plan.wholeProcesses { try measureWholeProcesses(items: size) }
         }
         report.targets = Targets.evaluate(report)
         output.line("")
@@ -51,7 +51,7 @@ struct BenchRun {
         for clients in plan.clients {
             let load = ConcurrentLoad(clients: try keychain.connect(clients))
             let tag = "\(size)-\(clients)"
-            for workload in Workload.allCases {
+            for workload in plan.workloads {
                 let latencies = try load.run(operations: plan.operations) { share, n in
                     try workload.perform(share, n, items: size, tag: tag)
                 }

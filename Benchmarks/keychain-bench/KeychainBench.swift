@@ -31,6 +31,11 @@ struct KeychainBench: ParsableCommand {
     @Option(name: .long, help: "Operations per measurement.")
     var operations = 2_000
 
+    @Option(
+        name: .long, parsing: .upToNextOption,
+        help: "Only these operations (\(Workload.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", "))); for profiling.")
+    var only: [String] = []
+
     @Option(name: .long, help: "Runs of each whole-process timing.")
     var runs = 50
 
@@ -62,11 +67,18 @@ struct KeychainBench: ParsableCommand {
         guard (sizes + clients).allSatisfy({ $0 > 0 }), operations > 0, runs > 0 else {
             throw ValidationError("sizes, clients, operations and runs must be positive")
         }
+        if let unknown = only.first(where: { Workload(rawValue: $0) == nil }) {
+            throw ValidationError("no operation '\(unknown)'")
+        }
     }
 
     mutating func run() throws {
         var plan = Plan(sizes: large ? sizes + [100_000, 1_000_000] : sizes, clients: clients, operations: operations, runs: runs)
         if smoke { plan = .smoke }
+        if !only.isEmpty {
+            plan.workloads = only.compactMap(Workload.init(rawValue:))
+            plan.wholeProcesses = false
+        }
         let products = try Products()
         let keychain = try BenchKeychain(daemon: products.securityd, directory: directory)
         defer { keychain.remove() }
@@ -88,6 +100,9 @@ struct Plan: Sendable {
     var clients: [Int]
     var operations: Int
     var runs: Int
+    var workloads = Workload.allCases
+    /// Autostart and `security` timings (left out when profiling one operation).
+    var wholeProcesses = true
     var floorSamples = 20_000
     var commitSamples = 500
     var autostartRuns = 10
@@ -106,9 +121,10 @@ struct Products: Sendable {
     let security: String
 
     init() throws {
-        securityd = ProcessExecutable.sibling("securityd")
+        securityd = KeychainClient.defaultDaemon  // $TROUSSEAU_SECURITYD (a profiler's wrapper) or beside us
         security = ProcessExecutable.sibling("security")
-        for program in [securityd, security, ProcessExecutable.sibling("trousseau-enclave")] where access(program, X_OK) != 0 {
+        for program in [securityd, security, ProcessExecutable.sibling("trousseau-enclave")]
+        where access(program, X_OK) != 0 {
             throw BenchError("\(program) is missing: run `swift build -c release` (or `swift build`) first")
         }
     }

@@ -9,9 +9,19 @@ public import KeychainModel
 /// truncated to 64 bits; the store confirms every candidate after decrypting it.
 public struct BlindIndex: Sendable {
     private let key: IndexKey
+    /// HMAC with the key already absorbed: each token then costs its message's blocks only,
+    /// not the two key blocks again.
+    private let keyed: HMAC<SHA256>
 
     public init(key: IndexKey) {
         self.key = key
+        self.keyed = HMAC(key: key.key)
+    }
+
+    private func authenticationCode(_ message: Data) -> HashedAuthenticationCode<SHA256> {
+        var mac = keyed
+        mac.update(data: message)
+        return mac.finalize()
     }
 
     /// The token of one attribute value, as a 64-bit column value.
@@ -20,8 +30,7 @@ public struct BlindIndex: Sendable {
         message.appendLengthPrefixed(Data(itemClass.rawValue.utf8))
         message.appendLengthPrefixed(Data(attribute.utf8))
         value.encode(to: &message)
-        let mac = HMAC<SHA256>.authenticationCode(for: message, using: key.key)
-        return mac.withUnsafeBytes { bytes in
+        return authenticationCode(message).withUnsafeBytes { bytes in
             Int64(bitPattern: bytes.prefix(8).reduce(UInt64(0)) { ($0 << 8) | UInt64($1) })
         }
     }
@@ -35,6 +44,6 @@ public struct BlindIndex: Sendable {
             message.appendLengthPrefixed(Data(name.utf8))
             value.encode(to: &message)
         }
-        return Data(HMAC<SHA256>.authenticationCode(for: message, using: key.key))
+        return Data(authenticationCode(message))
     }
 }

@@ -53,6 +53,30 @@ struct ItemTable: Sendable {
         return statements
     }
 
+    /// The two token columns lookups of this class name together, the more selective
+    /// first (as Apple's UNIQUE constraints lead with them): one index on both finds the
+    /// one matching row, where a single-column index on the other (every account of one
+    /// service) walks all the rows sharing it.
+    var lookupPair: (String, String)? {
+        switch itemClass {
+        case .genericPassword: (Self.tokenColumn("acct"), Self.tokenColumn("svce"))
+        case .internetPassword: (Self.tokenColumn("acct"), Self.tokenColumn("srvr"))
+        case .certificate: (Self.tokenColumn("slnr"), Self.tokenColumn("issr"))
+        case .key: (Self.tokenColumn("atag"), Self.tokenColumn("klbl"))
+        case .identity: nil
+        }
+    }
+
+    /// Schema v2: the pair index replaces the single-column index on its first column
+    /// (which it answers as well).
+    var lookupIndexSQL: [String] {
+        guard let (first, second) = lookupPair else { return [] }
+        return [
+            "DROP INDEX IF EXISTS \(name)_\(first)",
+            "CREATE INDEX \(name)_\(first)_\(second) ON \(name)(\(first), \(second))",
+        ]
+    }
+
     static let all: [ItemClass: ItemTable] = Dictionary(
         uniqueKeysWithValues: ItemClass.stored.map { ($0, ItemTable($0)) })
 

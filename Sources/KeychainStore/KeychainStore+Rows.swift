@@ -81,7 +81,7 @@ extension KeychainStore {
     ) throws -> SearchOutcome {
         let (sql, arguments) = selectStatement(criteria)
         var outcome = SearchOutcome()
-        let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+        let rows = try Row.fetchCursor(statements.statement(sql, in: db), arguments: arguments)
         while let row = try rows.next() {
             do {
                 let stored = try StoredRow(row, itemClass: criteria.itemClass)
@@ -205,21 +205,19 @@ extension KeychainStore {
     /// Inserts a sealed row.
     func insert(_ sealed: SealedRow, in db: Database) throws {
         let (columns, values) = columnValues(sealed)
-        try db.execute(
-            sql: "INSERT INTO \(sealed.identity.itemClass.rawValue) (\(columns.joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))",
-            arguments: StatementArguments(values))
+        let sql = "INSERT INTO \(sealed.identity.itemClass.rawValue) (\(columns.joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))"
+        try statements.statement(sql, in: db).execute(arguments: StatementArguments(values))
     }
 
     /// Replaces the row `rowID` with a sealed row, keeping its rowid (insertion order).
     func replace(rowID: Int64, with sealed: SealedRow, in db: Database) throws {
         let (columns, values) = columnValues(sealed)
-        try db.execute(
-            sql: "UPDATE \(sealed.identity.itemClass.rawValue) SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE rowid = ?",
-            arguments: StatementArguments(values + [rowID]))
+        let sql = "UPDATE \(sealed.identity.itemClass.rawValue) SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE rowid = ?"
+        try statements.statement(sql, in: db).execute(arguments: StatementArguments(values + [rowID]))
     }
 
     func deleteRow(_ rowID: Int64, of itemClass: ItemClass, in db: Database) throws {
-        try db.execute(sql: "DELETE FROM \(itemClass.rawValue) WHERE rowid = ?", arguments: [rowID])
+        try statements.statement("DELETE FROM \(itemClass.rawValue) WHERE rowid = ?", in: db).execute(arguments: [rowID])
     }
 
     /// Makes room for a row with primary-key token `pk`: a tombstone there is removed; a live
@@ -227,7 +225,7 @@ extension KeychainStore {
     func claimPrimaryKey(_ pk: Data, of itemClass: ItemClass, excluding: Int64?, in db: Database) throws {
         guard
             let row = try Row.fetchOne(
-                db, sql: "SELECT rowid, tomb FROM \(itemClass.rawValue) WHERE pk = ?", arguments: [pk])
+                statements.statement("SELECT rowid, tomb FROM \(itemClass.rawValue) WHERE pk = ?", in: db), arguments: [pk])
         else { return }
         let rowID: Int64 = row["rowid"]
         if rowID == excluding { return }

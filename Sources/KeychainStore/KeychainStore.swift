@@ -18,6 +18,7 @@ public final class KeychainStore: Sendable {
     let database: DatabasePool
     let keybag: any Keybag
     let blindIndex: BlindIndex
+    let statements = StatementCache()
 
     /// The database file's name inside `KEYCHAIN_HOME`.
     public static let databaseFileName = "keychain.db"
@@ -93,12 +94,18 @@ public final class KeychainStore: Sendable {
 
     /// Runs a database write, mapping SQLite errors to OSStatus errors.
     func write<T>(_ body: (Database) throws -> T) throws -> T {
-        try Self.retryingWhenBusy { try database.write(body) }
+        defer { releaseStatementsWhenTooMany() }
+        return try Self.retryingWhenBusy { try database.write(body) }
     }
 
     /// Runs a database read, mapping SQLite errors to OSStatus errors.
     func read<T>(_ body: (Database) throws -> T) throws -> T {
-        try Self.retryingWhenBusy { try database.read(body) }
+        defer { releaseStatementsWhenTooMany() }
+        return try Self.retryingWhenBusy { try database.read(body) }
+    }
+
+    private func releaseStatementsWhenTooMany() {
+        if statements.takeOverflow() { database.releaseMemoryEventually() }
     }
 
     /// Runs `body`, again after a short wait when SQLite reports SQLITE_BUSY without waiting

@@ -12,6 +12,13 @@ enum StoreSchema {
                 }
             }
         }
+        migrator.registerMigration("v2 lookup pair indexes") { db in
+            for itemClass in ItemClass.stored {
+                for statement in ItemTable.of(itemClass).lookupIndexSQL {
+                    try db.execute(sql: statement)
+                }
+            }
+        }
         return migrator
     }
 }

@@ -30,6 +30,19 @@ import Testing
         #expect(!detail.contains("SCAN"), "\(detail)")
     }
 
+    /// Many accounts share a service: an index on the service alone would walk all of
+    /// them (the benchmark found find-by-primary-key growing with the keychain).
+    @Test(arguments: [
+        (genericPassword(account: "user7", service: "svc2"), "t_acct=? AND t_svce=?"),
+        (["class": .string("inet"), "acct": .string("octocat"), "srvr": .string("github.com")], "t_acct=? AND t_srvr=?"),
+        (["class": .string("cert"), "issr": .data(.init([1])), "slnr": .data(.init([2]))], "t_slnr=? AND t_issr=?"),
+        (["class": .string("keys"), "atag": .data(.init([1])), "klbl": .data(.init([2]))], "t_atag=? AND t_klbl=?"),
+    ] as [([String: KeychainValue], String)])
+    func aLookupByBothPairAttributesUsesOneIndexOnBoth(query: [String: KeychainValue], constraint: String) throws {
+        let detail = try plan(query)
+        #expect(detail.contains(constraint), "\(detail)")
+    }
+
     @Test func persistentReferenceLookupUsesTheUUIDIndex() throws {
         let reference = try #require(try keychain.store.copyMatching(genericPassword(account: "user3", ["r_PersistentRef": .bool(true)]), caller: keychain.caller))
         let detail = try plan(["v_PersistentRef": reference])
