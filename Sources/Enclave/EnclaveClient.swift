@@ -3,7 +3,6 @@ public import FoundationEssentials
 public import KeychainCrypto
 public import KeychainModel
 public import Keybag
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -12,19 +11,20 @@ import Glibc
 /// The daemon's side of the enclave: a ``Keybag`` whose class keys live in the enclave
 /// process, reached over a socketpair. Requests are serialized on the one connection.
 public final class EnclaveClient: Keybag {
-    private struct Connection {
+    private struct Connection: Sendable {
         var fd: Int32
         var process: pid_t?
         /// Set when the enclave stopped answering; the next request starts a new one.
         var broken = false
     }
 
-    private let connection: Mutex<Connection>
+    /// A blocking lock: requests wait their turn asleep while one round trip runs.
+    private let connection: BlockingMutex<Connection>
     /// Starts a new enclave process; nil for the in-process server.
     private let relaunch: (@Sendable () throws -> (fd: Int32, process: pid_t))?
 
     private init(fd: Int32, process: pid_t?, relaunch: (@Sendable () throws -> (fd: Int32, process: pid_t))?) {
-        connection = Mutex(Connection(fd: fd, process: process))
+        connection = BlockingMutex(Connection(fd: fd, process: process))
         self.relaunch = relaunch
     }
 

@@ -1,7 +1,6 @@
 import Dispatch
 import FoundationEssentials
 public import KeychainModel
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -17,11 +16,12 @@ import Glibc
 public final class KeychainClient: Sendable {
     private let endpoint: Endpoint
     /// The connected socket; -1 once the daemon is gone, until the next call reconnects.
-    private let connection: Mutex<Int32>
+    /// Threads sharing the client wait their turn asleep while one round trip runs.
+    private let connection: BlockingMutex<Int32>
 
     private init(endpoint: Endpoint, fd: Int32) {
         self.endpoint = endpoint
-        connection = Mutex(fd)
+        connection = BlockingMutex(fd)
     }
 
     deinit {

@@ -19,6 +19,7 @@ public final class KeychainStore: Sendable {
     let keybag: any Keybag
     let blindIndex: BlindIndex
     let statements = StatementCache()
+    let groupCommit = GroupCommit()
 
     /// The database file's name inside `KEYCHAIN_HOME`.
     public static let databaseFileName = "keychain.db"
@@ -92,10 +93,15 @@ public final class KeychainStore: Sendable {
 
     // MARK: - Helpers shared by the operations
 
-    /// Runs a database write, mapping SQLite errors to OSStatus errors.
+    /// Runs a database write in a transaction (shared with concurrent writes: group
+    /// commit), mapping SQLite errors to OSStatus errors. It is durable when this returns.
     func write<T>(_ body: (Database) throws -> T) throws -> T {
         defer { releaseStatementsWhenTooMany() }
-        return try Self.retryingWhenBusy { try database.write(body) }
+        do {
+            return try groupCommit.write(database, body)
+        } catch {
+            throw Self.keychainError(error)
+        }
     }
 
     /// Runs a database read, mapping SQLite errors to OSStatus errors.
