@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 public import FoundationEssentials
 public import KeychainCrypto
 public import KeychainModel
@@ -20,6 +21,15 @@ public final class EnclaveClient: Keybag {
 
     /// A blocking lock: requests wait their turn asleep while one round trip runs.
     private let connection: BlockingMutex<Connection>
+    /// Metadata keys the enclave handed out, reused for a short while (ARCHITECTURE.md:
+    /// "metadata keys … cached, dropped on lock"): without it every operation paid a round
+    /// trip to the enclave, a third of an attribute lookup's time.
+    private let metadataKeys = Mutex(MetadataKeyCache())
+
+    /// How long a metadata key is reused without asking the enclave. Anything that may
+    /// lock or unlock a class drops them at once; this bounds how late an automatic lock
+    /// (the enclave's timer, which securityd does not hear) hides class A attributes.
+    public static let metadataKeyLifetime: Duration = .seconds(1)
     /// Starts a new enclave process; nil for the in-process server.
     private let relaunch: (@Sendable () throws -> (fd: Int32, process: pid_t))?
 
@@ -103,6 +113,10 @@ public final class EnclaveClient: Keybag {
         return EnclaveClient(fd: fds[0], process: nil, relaunch: nil)
     }
 
+    private func dropMetadataKeys() {
+        metadataKeys.withLock { $0.drop() }
+    }
+
     /// The enclave's process id, when it runs in its own process.
     public var processID: pid_t? { connection.withLock { $0.process } }
 
@@ -114,12 +128,16 @@ public final class EnclaveClient: Keybag {
     private func call(_ request: EnclaveRequest) throws -> ByteReader {
         var payload = EnclaveWire.encode(request)
         defer { payload.withUnsafeMutableBytes { SecretBytes.zero($0) } }
+        // Before and after: a key fetched while this request runs is not kept either.
+        if request.mayChangeAvailableKeys { dropMetadataKeys() }
+        defer { if request.mayChangeAvailableKeys { dropMetadataKeys() } }
         return try connection.withLock { connection in
             for _ in 0..<2 {
                 if connection.broken, let relaunch {
                     let (fd, process) = try relaunch()
                     Self.end(connection)
                     connection = Connection(fd: fd, process: process)
+                    dropMetadataKeys()  // a new enclave is a restarted device
                     Self.report("the enclave had exited; started a new one (pid \(process))")
                 }
                 let response: Data?
@@ -157,8 +175,13 @@ public final class EnclaveClient: Keybag {
     }
 
     public func metadataKey(for protection: ProtectionClass) throws -> MetadataKey {
+        let now = ContinuousClock.now
+        let (cached, generation) = metadataKeys.withLock { ($0.key(protection, at: now), $0.generation) }
+        if let cached { return cached }
         var body = try call(.metadataKey(protection))
-        return try MetadataKey(bytes: Self.key(&body))
+        let key = try MetadataKey(bytes: Self.key(&body))
+        metadataKeys.withLock { $0.store(key, for: protection, until: now + Self.metadataKeyLifetime, ifStill: generation) }
+        return key
     }
 
     public func wrapItemKey(
@@ -295,5 +318,41 @@ public final class EnclaveClient: Keybag {
 
     public func updateSettings(autoLockSeconds: UInt32? = nil, eraseAfterFailures: UInt32? = nil) throws {
         _ = try call(.updateSettings(autoLockSeconds: autoLockSeconds, eraseAfterFailures: eraseAfterFailures))
+    }
+}
+
+/// The metadata keys securityd holds between operations, each with the time it expires.
+private struct MetadataKeyCache: ~Copyable {
+    private var keys: [ProtectionClass: (key: MetadataKey, expires: ContinuousClock.Instant)] = [:]
+    /// Counts drops: a key fetched across a drop is not stored.
+    private(set) var generation = 0
+
+    func key(_ protection: ProtectionClass, at now: ContinuousClock.Instant) -> MetadataKey? {
+        guard let entry = keys[protection], entry.expires > now else { return nil }
+        return entry.key
+    }
+
+    mutating func store(_ key: MetadataKey, for protection: ProtectionClass, until expires: ContinuousClock.Instant, ifStill generation: Int) {
+        guard generation == self.generation else { return }
+        keys[protection] = (key, expires)
+    }
+
+    mutating func drop() {
+        keys.removeAll()
+        generation += 1
+    }
+}
+
+extension EnclaveRequest {
+    /// Whether the request may lock, unlock or remove a class key (so cached metadata
+    /// keys must go).
+    var mayChangeAvailableKeys: Bool {
+        switch self {
+        case .unlock, .lock, .changePasscode, .updateSettings, .authenticate, .unlockWithEscrow: true
+        case .status, .indexKey, .metadataKey, .wrapItemKey, .unwrapItemKey, .invalidateAuthentication,
+            .authenticationCapabilities, .beginBackup, .openBackup, .backupMetadataKey, .exportSecret, .importSecret,
+            .endBackup, .createEscrow, .revokeEscrow:
+            false
+        }
     }
 }

@@ -14,22 +14,22 @@ public enum AttributeCodec {
 
     /// The canonical encoding of one value, for byte-exact comparison.
     public static func encodeValue(_ value: KeychainValue) -> Data {
-        var out = Data()
+        var out = ByteWriter()
         value.encode(to: &out)
-        return out
+        return out.data
     }
 
     /// Encodes a set of attributes, sorted by name.
     public static func encode(_ attributes: [String: KeychainValue]) -> Data {
-        var out = Data([version])
+        var out = ByteWriter(capacity: 512)
+        out.append(version)
         out.appendInteger(UInt16(attributes.count))
         for name in attributes.keys.sorted() {
-            let nameBytes = Data(name.utf8)
-            out.append(UInt8(nameBytes.count))
-            out.append(nameBytes)
+            out.append(UInt8(name.utf8.count))
+            out.append(contentsOf: name.utf8)
             attributes[name]!.encode(to: &out)  // name comes from the dictionary
         }
-        return out
+        return out.data
     }
 
     /// Decodes what ``encode(_:)`` wrote.
@@ -44,7 +44,7 @@ public enum AttributeCodec {
         var result: [String: KeychainValue] = [:]
         for _ in 0..<count {
             let nameLength = Int(try reader.byte())
-            guard let name = String(bytes: try reader.bytes(nameLength), encoding: .utf8), !name.isEmpty else {
+            guard let name = String(validating: try reader.bytes(nameLength), as: UTF8.self), !name.isEmpty else {
                 throw KeychainError.decode("attribute name is not UTF-8")
             }
             switch try KeychainValue.decode(from: &reader) {

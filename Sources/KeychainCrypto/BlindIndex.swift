@@ -18,17 +18,17 @@ public struct BlindIndex: Sendable {
         self.keyed = HMAC(key: key.key)
     }
 
-    private func authenticationCode(_ message: Data) -> HashedAuthenticationCode<SHA256> {
+    private func authenticationCode(_ message: ByteWriter) -> HashedAuthenticationCode<SHA256> {
         var mac = keyed
-        mac.update(data: message)
+        mac.update(data: message.bytes)
         return mac.finalize()
     }
 
     /// The token of one attribute value, as a 64-bit column value.
     public func token(_ itemClass: ItemClass, attribute: String, value: KeychainValue) -> Int64 {
-        var message = Data("trousseau token".utf8)
-        message.appendLengthPrefixed(Data(itemClass.rawValue.utf8))
-        message.appendLengthPrefixed(Data(attribute.utf8))
+        var message = ByteWriter("trousseau token")
+        message.appendLengthPrefixed(itemClass.rawValue)
+        message.appendLengthPrefixed(attribute)
         value.encode(to: &message)
         return authenticationCode(message).withUnsafeBytes { bytes in
             Int64(bitPattern: bytes.prefix(8).reduce(UInt64(0)) { ($0 << 8) | UInt64($1) })
@@ -38,10 +38,10 @@ public struct BlindIndex: Sendable {
     /// The full 256-bit token of a primary key: `values` in the schema's primary-key
     /// order, each the attribute's value or its default.
     public func primaryKeyToken(_ itemClass: ItemClass, values: [(name: String, value: KeychainValue)]) -> Data {
-        var message = Data("trousseau primary key".utf8)
-        message.appendLengthPrefixed(Data(itemClass.rawValue.utf8))
+        var message = ByteWriter("trousseau primary key")
+        message.appendLengthPrefixed(itemClass.rawValue)
         for (name, value) in values {
-            message.appendLengthPrefixed(Data(name.utf8))
+            message.appendLengthPrefixed(name)
             value.encode(to: &message)
         }
         return Data(authenticationCode(message))

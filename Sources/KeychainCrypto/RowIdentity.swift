@@ -40,16 +40,16 @@ public struct RowIdentity: Sendable, Hashable {
     /// The associated data for `part`: every field length-prefixed, so no two identities
     /// share an encoding.
     public func associatedData(for part: Part) -> Data {
-        var out = Data("trousseau row".utf8)
+        var out = ByteWriter("trousseau row")
         out.append(Self.formatVersion)
         out.append(part.rawValue)
-        out.appendLengthPrefixed(Data(itemClass.rawValue.utf8))
+        out.appendLengthPrefixed(itemClass.rawValue)
         withUnsafeBytes(of: uuid.uuid) { out.append(contentsOf: $0) }
-        out.appendLengthPrefixed(Data(accessGroup.utf8))
-        out.appendLengthPrefixed(Data(protection.rawValue.utf8))
+        out.appendLengthPrefixed(accessGroup)
+        out.appendLengthPrefixed(protection.rawValue)
         out.append(synchronizable ? 1 : 0)
         out.append(tombstone ? 1 : 0)
         out.appendLengthPrefixed(primaryKeyToken)
-        return out
+        return out.data
     }
 }

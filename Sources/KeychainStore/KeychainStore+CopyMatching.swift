@@ -12,13 +12,18 @@ extension KeychainStore {
         let criteria = try SearchCriteria(query, caller: caller)
         let withData = query.returnTypes.contains(.data)
         let keys = OperationKeys(keybag)
-        let items: [KeychainItem] = try read { db in
-            if query.itemClass == .identity {
-                return try identities(criteria, in: db, limit: query.limit.maximum, withData: withData, keys: keys).map(\.item)
+        let items: [KeychainItem]
+        if query.itemClass == .identity {
+            // Two statements (certificates, then their keys): one transaction sees them consistently.
+            items = try read { db in
+                try identities(criteria, in: db, limit: query.limit.maximum, withData: withData, keys: keys).map(\.item)
             }
-            return try search(
-                criteria, in: db, limit: query.limit.maximum, withData: withData, keys: keys, authentication: query.authentication
-            ).requireMatches().map(\.item)
+        } else {
+            items = try readStatement { db in
+                try search(
+                    criteria, in: db, limit: query.limit.maximum, withData: withData, keys: keys, authentication: query.authentication
+                ).requireMatches().map(\.item)
+            }
         }
         if query.returnTypes.isEmpty { return nil }
         if query.limit.returnsArray {

@@ -13,11 +13,11 @@ extension KeychainValue {
     /// Appends the wire encoding: a tag, then strings and data length-prefixed, numbers as
     /// 64-bit big-endian, dates as the bits of seconds since 2001, arrays and dictionaries
     /// as a count and their elements (dictionary keys sorted, so encoding is deterministic).
-    public func encode(to out: inout Data) {
+    public func encode(to out: inout ByteWriter) {
         switch self {
         case .string(let s):
             out.append(Tag.string.rawValue)
-            out.appendLengthPrefixed(Data(s.utf8))
+            out.appendLengthPrefixed(s)
         case .data(let d):
             out.append(Tag.data.rawValue)
             out.appendLengthPrefixed(d)
@@ -38,10 +38,17 @@ extension KeychainValue {
             out.append(Tag.dictionary.rawValue)
             out.appendInteger(UInt32(entries.count))
             for key in entries.keys.sorted() {
-                out.appendLengthPrefixed(Data(key.utf8))
+                out.appendLengthPrefixed(key)
                 entries[key]!.encode(to: &out)  // key comes from the dictionary
             }
         }
+    }
+
+    /// Appends the wire encoding (``encode(to:)-(ByteWriter)``) to `out`.
+    public func encode(to out: inout Data) {
+        var writer = ByteWriter()
+        encode(to: &writer)
+        out.append(contentsOf: writer.bytes)
     }
 
     /// Reads one value written by ``encode(to:)``.
@@ -79,8 +86,10 @@ extension KeychainValue {
     }
 
     private static func string(_ reader: inout ByteReader) throws -> String {
-        let bytes = try reader.lengthPrefixed(limit: reader.remaining)
-        guard let string = String(bytes: bytes, encoding: .utf8) else { throw KeychainError.decode("a string is not UTF-8") }
+        let length = Int(try reader.integer(UInt32.self))
+        guard let string = String(validating: try reader.bytes(length), as: UTF8.self) else {
+            throw KeychainError.decode("a string is not UTF-8")
+        }
         return string
     }
 
