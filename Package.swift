@@ -176,7 +176,7 @@ let package = Package(
             name: "SecurityDaemonTests",
             dependencies: [
                 "KeychainClient", "KeychainModel", "KeychainCrypto", "KeychainTestSupport", "securityd", "trousseau-enclave", "security",
-                "keychain-probe", "CodeSigning",
+                "keychain-probe", "keychain-bench", "CodeSigning",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -25,17 +25,19 @@ extension KeychainClient {
             if let fd = try attempt() { return fd }
             var child = try startDaemon()
             let deadline = ContinuousClock.now + timeout
-            var pause: UInt32 = 1_000
+            // Poll often: a daemon is ready in about 15 ms, and each poll is one failed
+            // connect(2); a long backoff would add up to its last pause to every autostart.
+            var pause: UInt32 = 500
             while ContinuousClock.now < deadline {
                 usleep(pause)
-                pause = min(pause * 2, 50_000)
+                pause = min(pause * 2, 2_000)
                 if let fd = try attempt() {
                     reapLater(child)
                     return fd
                 }
                 if Self.hasExited(child) {
                     child = try startDaemon()
-                    pause = 1_000
+                    pause = 500
                 }
             }
             reapLater(child)

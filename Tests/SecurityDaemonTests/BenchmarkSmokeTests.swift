@@ -1,0 +1,41 @@
+import Foundation
+import KeychainTestSupport
+import Testing
+
+/// CI's run of the benchmark: every measurement works end to end (a real daemon, the
+/// floors, whole processes, the report); its figures mean nothing in a debug build.
+@Suite struct BenchmarkSmokeTests {
+    @Test func aSmokeRunMeasuresEveryOperationAndWritesTheReport() throws {
+        let directory = try TemporaryKeychain.makeTemporaryDirectory()
+        defer { try? FileManagerLite.removeTree(directory) }
+        let json = directory + "/bench.json"
+        let result = try CommandRunner.run("keychain-bench", ["--smoke", "--json", json, "--directory", directory])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("| find with data "), "\(result.stdout)")
+
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
+        let operations = try #require(report["operations"] as? [[String: Any]])
+        let names = ["add", "find attributes", "find with data", "find missing", "update", "delete"]
+        for size in [100, 300] {
+            for clients in [1, 4] {
+                for name in names {
+                    let row = operations.first { $0["operation"] as? String == name && $0["items"] as? Int == size && $0["clients"] as? Int == clients }
+                    #expect((row?["samples"] as? Int) == 40, "\(name) at \(size) items, \(clients) clients")
+                    #expect(((row?["opsPerSecond"] as? Double) ?? 0) > 0)
+                }
+            }
+        }
+        let floors = try #require(report["floors"] as? [[String: Any]]).compactMap { $0["name"] as? String }
+        for floor in ["unix socket round trip", "sqlite indexed lookup", "sqlite durable commit", "aes-256-gcm open", "process spawn"] {
+            #expect(floors.contains(floor), "\(floor)")
+        }
+        let processes = try #require(report["processes"] as? [[String: Any]]).compactMap { $0["name"] as? String }
+        #expect(processes == ["first call, no daemon running", "security find-generic-password -w"])
+        let memory = try #require(report["memory"] as? [[String: Any]])
+        #expect(memory.count == 2 && memory.allSatisfy { ($0["daemonResidentKiB"] as? Int ?? 0) > 0 })
+        #expect(!(try #require(report["targets"] as? [[String: Any]])).isEmpty)
+        // The keychain it made is gone, and so is its daemon.
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("keychain-bench-") }
+        #expect(left.isEmpty, "\(left)")
+    }
+}
