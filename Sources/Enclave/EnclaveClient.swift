@@ -1,9 +1,9 @@
 import Dispatch
-import Synchronization
 public import FoundationEssentials
 public import KeychainCrypto
 public import KeychainModel
 public import Keybag
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -29,7 +29,7 @@ public final class EnclaveClient: Keybag {
     /// How long a metadata key is reused without asking the enclave. Anything that may
     /// lock or unlock a class drops them at once; this bounds how late an automatic lock
     /// (the enclave's timer, which securityd does not hear) hides class A attributes.
-    public static let metadataKeyLifetime: Duration = .seconds(1)
+    static let metadataKeyLifetime: Duration = .seconds(1)
     /// Starts a new enclave process; nil for the in-process server.
     private let relaunch: (@Sendable () throws -> (fd: Int32, process: pid_t))?
 

@@ -8,13 +8,11 @@ public import KeychainModel
 /// Tokens reveal which rows share a value, never the value. Secondary tokens are
 /// truncated to 64 bits; the store confirms every candidate after decrypting it.
 public struct BlindIndex: Sendable {
-    private let key: IndexKey
     /// HMAC with the key already absorbed: each token then costs its message's blocks only,
     /// not the two key blocks again.
     private let keyed: HMAC<SHA256>
 
     public init(key: IndexKey) {
-        self.key = key
         self.keyed = HMAC(key: key.key)
     }
 

@@ -21,6 +21,11 @@ public struct ByteWriter {
 
     public var data: Data { Data(bytes) }
 
+    /// Overwrites the bytes written (they may hold a secret) before the writer goes away.
+    public mutating func zero() {
+        bytes.withUnsafeMutableBytes { SecretBytes.zero($0) }
+    }
+
     public mutating func append(_ byte: UInt8) {
         bytes.append(byte)
     }

@@ -49,6 +49,7 @@ extension KeychainValue {
         var writer = ByteWriter()
         encode(to: &writer)
         out.append(contentsOf: writer.bytes)
+        writer.zero()  // the value may be an item's secret; `out`'s owner zeroes its copy
     }
 
     /// Reads one value written by ``encode(to:)``.
