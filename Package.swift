@@ -183,6 +183,15 @@ let package = Package(
             ]
         ),
         .testTarget(
+            // Crash safety, disk faults, concurrency against a model, tampering, brute force,
+            // leaks and the fuzz corpora (docs/RELIABILITY.md); TROUSSEAU_LONG_RUNS=1 for long runs.
+            name: "ReliabilityTests",
+            dependencies: [
+                "KeychainClient", "KeychainModel", "KeychainTestSupport", "securityd", "trousseau-enclave", "security",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .testTarget(
             name: "SecurityToolTests",
             dependencies: ["security", "securityd", "trousseau-enclave", "KeychainTestSupport"],
             exclude: ["Golden"]

@@ -25,6 +25,9 @@ public enum ProcessHardening {
     ///
     /// - Returns: whether memory is locked.
     public static func lockMemory() -> Bool {
+        // A sanitizer's shadow memory is terabytes of reserved address space: locking it
+        // all (MCL_FUTURE) would fail or exhaust RAM. Sanitized builds are test builds.
+        guard !isSanitized else { return false }
         var limit = rlimit()
         let resource = __rlimit_resource_t(8)  // RLIMIT_MEMLOCK: a macro alias Swift does not import
         guard getrlimit(resource, &limit) == 0 else { return false }
@@ -35,6 +38,12 @@ public enum ProcessHardening {
         }
         let enough = geteuid() == 0 || limit.rlim_cur == infinity || limit.rlim_cur >= 256 << 20
         return enough && mlockall(MCL_CURRENT | MCL_FUTURE) == 0
+    }
+
+    /// Whether this process runs under AddressSanitizer or ThreadSanitizer (their runtimes
+    /// define these symbols).
+    static var isSanitized: Bool {
+        dlsym(nil, "__asan_init") != nil || dlsym(nil, "__tsan_init") != nil
     }
 
     /// Whether the kernel would dump this process's memory (PR_GET_DUMPABLE).

@@ -1,0 +1,69 @@
+import Foundation
+import GRDB
+import KeychainTestSupport
+import Testing
+
+/// How long the reliability runs are: short in `swift test` (CI), long with
+/// `TROUSSEAU_LONG_RUNS=1` (scripts/reliability). Each test prints one `reliability:`
+/// line with what it did, which docs/RELIABILITY.md's table is made from.
+enum RunLength {
+    static let isLong = ProcessInfo.processInfo.environment["TROUSSEAU_LONG_RUNS"] == "1"
+
+    /// `short` in CI, `long` in a long run.
+    static func pick(short: Int, long: Int) -> Int { isLong ? long : short }
+
+    /// Prints the test's figures for the table.
+    static func report(_ name: String, _ figures: String, since start: ContinuousClock.Instant) {
+        let seconds = (ContinuousClock.now - start) / .seconds(1)
+        print("reliability: \(name) | \(figures) | \(String(format: "%.1f", seconds)) s | \(isLong ? "long" : "short")")
+    }
+}
+
+extension DaemonKeychain {
+    /// SIGKILLs `pid` and waits until it is gone.
+    func kill9(_ pid: pid_t) {
+        kill(pid, SIGKILL)
+        while DaemonControl.isRunning(pid) { usleep(1_000) }
+    }
+
+    /// `PRAGMA integrity_check` of the database, read beside the running daemon.
+    func integrityCheck() throws -> String {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: paths.database, configuration: configuration)
+        return try queue.read { try String.fetchOne($0, sql: "PRAGMA integrity_check") ?? "" }
+    }
+}
+
+/// A flag one thread sets and others poll.
+final class StopFlag: @unchecked Sendable {
+    // @unchecked: guarded by `lock`.
+    private let lock = NSLock()
+    private var stopped = false
+    var isSet: Bool { lock.withLock { stopped } }
+    func set() { lock.withLock { stopped = true } }
+}
+
+/// Runs `body(i)` for `count` threads at once and returns their results in order.
+func onThreads<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) throws -> T) throws -> [T] {
+    let results = ResultBox<T>(count)
+    let group = DispatchGroup()
+    for index in 0..<count {
+        group.enter()
+        Thread {
+            results.set(index, Result { try body(index) })
+            group.leave()
+        }.start()
+    }
+    group.wait()
+    return try results.values()
+}
+
+private final class ResultBox<T: Sendable>: @unchecked Sendable {
+    // @unchecked: guarded by `lock`.
+    private let lock = NSLock()
+    private var results: [Result<T, any Error>?]
+    init(_ count: Int) { results = Array(repeating: nil, count: count) }
+    func set(_ index: Int, _ result: Result<T, any Error>) { lock.withLock { results[index] = result } }
+    func values() throws -> [T] { try lock.withLock { try results.map { try $0!.get() } } }
+}
