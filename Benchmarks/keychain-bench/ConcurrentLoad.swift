@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import KeychainClient
-import Synchronization
+import KeychainModel
 
 /// Runs one operation from several clients at once, each on a thread of its own with a
 /// connection of its own, all released together; every operation is timed.
@@ -29,8 +29,8 @@ struct ConcurrentLoad {
             let share = operations / count + (index < operations % count ? 1 : 0)
             shares.append(Share(client: clients[index], index: index, operations: share, offset: shares.last.map { $0.offset + $0.operations } ?? 0))
         }
-        let samples = Mutex<[[UInt64]]>(Array(repeating: [], count: count))
-        let failure = Mutex<(any Error)?>(nil)
+        let samples = BlockingMutex<[[UInt64]]>(Array(repeating: [], count: count))
+        let failure = BlockingMutex<(any Error)?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let go = DispatchSemaphore(value: 0)
         let done = DispatchGroup()

@@ -3,7 +3,6 @@ public import FoundationEssentials
 public import KeychainCrypto
 public import KeychainModel
 public import Keybag
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -24,7 +23,7 @@ public final class EnclaveClient: Keybag {
     /// Metadata keys the enclave handed out, reused for a short while (ARCHITECTURE.md:
     /// "metadata keys … cached, dropped on lock"): without it every operation paid a round
     /// trip to the enclave, a third of an attribute lookup's time.
-    private let metadataKeys = Mutex(MetadataKeyCache())
+    private let metadataKeys = BlockingMutex(MetadataKeyCache())
 
     /// How long a metadata key is reused without asking the enclave. Anything that may
     /// lock or unlock a class drops them at once; this bounds how late an automatic lock

@@ -1,7 +1,6 @@
 public import FoundationEssentials
 import KeychainCrypto
 public import KeychainModel
-import Synchronization
 
 /// The enclave's record of who showed presence: authentication contexts (an `LAContext`
 /// each, named by a random id), the proofs the enclave issued to them after checking a
@@ -37,7 +36,7 @@ public final class PresenceAuthority: Sendable {
     let sensor: (any BiometricSensor)?
     private let enrollmentKey: SecretBytes
     private let clock: @Sendable () -> Double
-    private let contexts = Mutex<[Data: Context]>([:])
+    private let contexts = BlockingMutex<[Data: Context]>([:])
 
     /// - Parameters:
     ///   - enrollmentKey: keys the enrollment digests (derived from the device key).

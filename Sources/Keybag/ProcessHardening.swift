@@ -8,7 +8,7 @@ import Glibc
 /// Hardening for a process that holds keys: no core dumps (which would hold them in
 /// plaintext) and no ptrace attach or /proc/PID/mem reads by other processes of the user.
 public enum ProcessHardening {
-    /// Makes this process non-dumpable and sets its core-file limit to zero.
+    /// Makes this process non-dumpable, sets its core-file limit to zero and ignores SIGXFSZ.
     ///
     /// - Throws: `errSecInternalComponent` when the kernel refuses.
     public static func apply() throws {
@@ -17,6 +17,9 @@ public enum ProcessHardening {
             throw KeychainError(status: OSStatusCode.internalComponent,
                                 message: "cannot make the process non-dumpable: \(String(cString: strerror(errno)))")
         }
+        // Over a file-size limit (RLIMIT_FSZ) a write fails with EFBIG, which the store
+        // reports as errSecDiskFull, instead of the signal killing the process.
+        signal(SIGXFSZ, SIG_IGN)
     }
 
     /// Locks this process's memory, now and future, into RAM so keys are never swapped out —

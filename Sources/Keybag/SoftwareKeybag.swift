@@ -1,7 +1,6 @@
 public import FoundationEssentials
 public import KeychainCrypto
 public import KeychainModel
-import Synchronization
 
 /// The keybag itself: seven class keys kept in the keybag file wrapped under the device key
 /// (class D, and A and C while no passcode is set) or under the passcode entangled with the
@@ -44,9 +43,9 @@ public final class SoftwareKeybag: Keybag {
     let directory: String
     let deviceKey: any DeviceKey
     let configuration: Configuration
-    let state: Mutex<State>
+    let state: BlockingMutex<State>
     /// Open backup keybags by session id: made for a backup, or opened for a restore.
-    let backups = Mutex<[Data: BackupSession]>([:])
+    let backups = BlockingMutex<[Data: BackupSession]>([:])
     /// Authentication contexts and their proofs, for items with an access control.
     public let presence: PresenceAuthority
 
@@ -68,14 +67,14 @@ public final class SoftwareKeybag: Keybag {
             clock: configuration.clock)
         let now = configuration.clock()
         if let file = try KeybagFile.load(from: directory) {
-            state = Mutex(try Self.open(file, deviceKey: deviceKey, now: now))
+            state = BlockingMutex(try Self.open(file, deviceKey: deviceKey, now: now))
         } else {
             let (file, keys) = try Self.newKeybag(deviceKey: deviceKey)
             if try file.create(in: directory) {
-                state = Mutex(State(file: file, keys: keys, lockState: .unlocked, lastActivity: now))
+                state = BlockingMutex(State(file: file, keys: keys, lockState: .unlocked, lastActivity: now))
             } else if let existing = try KeybagFile.load(from: directory) {
                 // Another process created the keybag first: use that one.
-                state = Mutex(try Self.open(existing, deviceKey: deviceKey, now: now))
+                state = BlockingMutex(try Self.open(existing, deviceKey: deviceKey, now: now))
             } else {
                 throw KeychainError(status: OSStatusCode.io, message: "the keybag vanished while it was created")
             }

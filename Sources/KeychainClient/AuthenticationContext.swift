@@ -1,6 +1,5 @@
 public import FoundationEssentials
 public import KeychainModel
-import Synchronization
 
 /// A context in which the user authenticates for items with an access control — what an
 /// `LAContext` is to Apple's keychain. The enclave keeps the proofs; this holds the
@@ -18,7 +17,7 @@ public final class AuthenticationContext: Sendable {
         var interactionNotAllowed = false
     }
 
-    private let settings = Mutex(Settings())
+    private let settings = BlockingMutex(Settings())
 
     public init(frontEnd: PresenceFrontEnd = PresenceFrontEnd()) {
         var generator = SystemRandomNumberGenerator()

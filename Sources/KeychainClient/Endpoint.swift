@@ -23,6 +23,7 @@ extension KeychainClient {
         /// - Throws: `errSecNotAvailable` when no daemon answers within `timeout`.
         func open() throws -> Int32 {
             if let fd = try attempt() { return fd }
+            DaemonStartFailure.clear(for: paths)
             var child = try startDaemon()
             let deadline = ContinuousClock.now + timeout
             // Poll often: a daemon is ready in about 15 ms, and each poll is one failed
@@ -35,7 +36,12 @@ extension KeychainClient {
                     reapLater(child)
                     return fd
                 }
-                if Self.hasExited(child) {
+                if let status = Self.exitStatus(child) {
+                    // 0: another daemon held the lock (one starting or stopping); try again.
+                    // Otherwise ours could not open the keychain: say why.
+                    if status != 0, let failure = DaemonStartFailure.read(for: paths) {
+                        throw KeychainError(status: failure.status, message: "securityd could not start: \(failure.message)")
+                    }
                     child = try startDaemon()
                     pause = 500
                 }
@@ -103,10 +109,11 @@ extension KeychainClient {
             }
         }
 
-        /// Reaps `child` if it has exited.
-        private static func hasExited(_ child: pid_t) -> Bool {
+        /// Reaps `child` if it has exited: its exit status (128 + the signal that killed it).
+        private static func exitStatus(_ child: pid_t) -> Int32? {
             var status: Int32 = 0
-            return waitpid(child, &status, WNOHANG) == child
+            guard waitpid(child, &status, WNOHANG) == child else { return nil }
+            return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + status & 0x7f
         }
     }
 }

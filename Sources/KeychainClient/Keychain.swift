@@ -1,6 +1,5 @@
 import Dispatch
 public import KeychainModel
-import Synchronization
 
 /// A keychain as this process sees it: Trousseau's Swift API over securityd.
 ///
@@ -94,7 +93,7 @@ extension Keychain {
     final class Connection: Sendable {
         private let paths: KeychainPaths
         private let daemonEnvironment: [String: String]
-        private let client = Mutex<KeychainClient?>(nil)
+        private let client = BlockingMutex<KeychainClient?>(nil)
 
         init(paths: KeychainPaths, daemonEnvironment: [String: String]) {
             self.paths = paths

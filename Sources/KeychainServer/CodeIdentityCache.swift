@@ -1,7 +1,6 @@
 import CodeSigning
 import FoundationEssentials
 import KeychainModel
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -26,7 +25,7 @@ final class CodeIdentityCache: Sendable {
     }
 
     private let rootDirectories: [String]
-    private let state = Mutex(State())
+    private let state = BlockingMutex(State())
     /// Enough for every program a user runs; past it the cache starts over.
     private static let capacity = 1024
 

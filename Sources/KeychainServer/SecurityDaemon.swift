@@ -1,7 +1,6 @@
 import Dispatch
 import FoundationEssentials
 import KeychainModel
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -22,7 +21,7 @@ public final class SecurityDaemon: Sendable {
     private let dispatcher: RequestDispatcher
     private let identification: CallerIdentification
     private let idleExit: Duration?
-    private let state = Mutex(State())
+    private let state = BlockingMutex(State())
     /// Connections beyond this wait in the listen backlog.
     static let maximumConnections = 256
 

@@ -1,6 +1,7 @@
 import Dispatch
 import GRDB
-import Synchronization
+import GRDBSQLite
+import KeychainModel
 
 /// Group commit: writes that queue up while another transaction commits are committed
 /// together, in one transaction and one fsync, each in a savepoint of its own.
@@ -26,7 +27,7 @@ final class GroupCommit: Sendable {
         var value: T?  // written before `done` is signalled, read after
     }
 
-    private let queue = Mutex<[Pending]>([])
+    private let queue = BlockingMutex<[Pending]>([])
 
     /// Runs `body` in a transaction shared with the writes queued at the same time.
     ///
@@ -43,7 +44,7 @@ final class GroupCommit: Sendable {
                     defer { queue.removeAll() }
                     return queue
                 }
-                if !batch.isEmpty { commit(batch, in: db) }
+                if !batch.isEmpty { commit(batch, in: db, path: pool.path) }
             }
             pending.done.wait()
             if let failure = pending.failure { throw failure }
@@ -51,10 +52,16 @@ final class GroupCommit: Sendable {
         }
     }
 
-    private func commit(_ batch: [Pending], in db: Database) {
+    /// The errno behind the connection's last I/O error, or what ``StorageFault`` finds.
+    private static func systemError(_ db: Database, path: String) -> Int32 {
+        let recorded = sqlite3_system_errno(db.sqliteConnection)
+        return recorded != 0 ? recorded : StorageFault.errno(files: [path, path + "-wal"])
+    }
+
+    private func commit(_ batch: [Pending], in db: Database, path: String) {
         do {
             // Another process may hold the write lock (BEGIN IMMEDIATE finds it busy): wait.
-            try KeychainStore.retryingWhenBusy {
+            try KeychainStore.retryingWhenBusy(systemError: { Self.systemError(db, path: path) }) {
                 try db.inTransaction(.immediate) {
                     for pending in batch {
                         pending.failure = nil

@@ -128,7 +128,9 @@ public final class KeychainStore: Sendable {
     /// crash; <https://www.sqlite.org/wal.html#sometimes_queries_return_sqlite_busy_in_wal_mode>).
     /// A busy transaction was rolled back, so running it again is safe. Errors are mapped
     /// to OSStatus errors.
-    static func retryingWhenBusy<T>(_ body: () throws -> T) throws -> T {
+    ///
+    /// - Parameter systemError: the errno behind a failure (see ``keychainError(_:systemError:)``).
+    static func retryingWhenBusy<T>(systemError: () -> Int32 = { 0 }, _ body: () throws -> T) throws -> T {
         var delay: UInt32 = 1_000  // microseconds, doubling to 100 ms: about 4 s in all
         for _ in 0..<48 {
             do {
@@ -137,26 +139,33 @@ public final class KeychainStore: Sendable {
                 usleep(delay)
                 delay = min(delay * 2, 100_000)
             } catch {
-                throw keychainError(error)
+                throw keychainError(error, systemError: systemError())
             }
         }
         do {
             return try body()
         } catch {
-            throw keychainError(error)
+            throw keychainError(error, systemError: systemError())
         }
     }
 
     /// An OSStatus error for any error out of the database layer. The message holds
     /// SQLite's result code and message, never statement arguments.
-    static func keychainError(_ error: any Error) -> KeychainError {
+    ///
+    /// - Parameter systemError: the errno behind an I/O error (`sqlite3_system_errno`), when
+    ///   known: a write refused for want of space or over the file-size limit is
+    ///   errSecDiskFull, as SQLITE_FULL is.
+    static func keychainError(_ error: any Error, systemError: Int32 = 0) -> KeychainError {
         if let error = error as? KeychainError { return error }
         guard let error = error as? DatabaseError else {
             return KeychainError(status: OSStatusCode.io, message: "storage error")
         }
-        let detail = "SQLite error \(error.resultCode.rawValue): \(error.message ?? "")"
+        var detail = "SQLite error \(error.extendedResultCode.rawValue): \(error.message ?? "")"
+        if systemError != 0 { detail += " (\(String(cString: strerror(systemError))))" }
         switch error.resultCode {
         case .SQLITE_FULL: return KeychainError(status: OSStatusCode.diskFull, message: detail)
+        case .SQLITE_IOERR where [ENOSPC, EFBIG, EDQUOT].contains(systemError):
+            return KeychainError(status: OSStatusCode.diskFull, message: detail)
         case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_AUTH:
             return KeychainError(status: OSStatusCode.wrPerm, message: detail)
         case .SQLITE_CORRUPT, .SQLITE_NOTADB: return KeychainError(status: OSStatusCode.decode, message: detail)

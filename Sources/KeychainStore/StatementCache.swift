@@ -1,5 +1,5 @@
 import GRDB
-import Synchronization
+import KeychainModel
 
 /// Bounds the prepared statements SQLite connections keep.
 ///
@@ -9,7 +9,7 @@ import Synchronization
 /// sending ever new shapes could grow the caches without end; after `limit` distinct
 /// shapes the caches are emptied and start again.
 final class StatementCache: Sendable {
-    private let shapes = Mutex<Set<String>>([])
+    private let shapes = BlockingMutex<Set<String>>([])
     private let limit: Int
 
     init(limit: Int = 512) {

@@ -3,7 +3,6 @@ import Foundation
 public import KeychainClient
 import KeychainModel
 import Security
-import Synchronization
 
 /// A context in which the user authenticates, as Apple's `LAContext`: evaluate a policy
 /// (the keychain passcode, typed on the terminal or in the passcode agent; a finger on the
@@ -16,7 +15,7 @@ import Synchronization
 open class LAContext: NSObject, AuthenticationContextProviding, @unchecked Sendable {
     // @unchecked: the mutable settings live in `authenticationContext` and `state`, both locked.
     public let authenticationContext = AuthenticationContext()
-    private let state = Mutex(State())
+    private let state = BlockingMutex(State())
     private let keychain: Keychain
 
     private struct State {

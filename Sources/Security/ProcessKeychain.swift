@@ -1,11 +1,10 @@
 import KeychainClient
 import KeychainModel
-import Synchronization
 
 /// The keychain the Security functions of this process use: the one `KEYCHAIN_HOME` names
 /// (or the default), unless ``TrousseauKeychain/use(home:daemonEnvironment:)`` chose another.
 enum ProcessKeychain {
-    private static let current = Mutex<Keychain?>(nil)
+    private static let current = BlockingMutex<Keychain?>(nil)
 
     static var keychain: Keychain {
         current.withLock { keychain in

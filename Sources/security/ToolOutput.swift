@@ -1,6 +1,5 @@
 import FoundationEssentials
 import KeychainModel
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +9,7 @@ import Glibc
 /// buffered (a line at a time on a terminal) until the command ends, errors are written at
 /// once — so `2>&1` interleaves the two as it does on macOS.
 enum ToolOutput {
-    private static let pending = Mutex<[UInt8]>([])
+    private static let pending = BlockingMutex<[UInt8]>([])
     private static let lineBuffered = isatty(STDOUT_FILENO) == 1
 
     static func print(_ text: String) {

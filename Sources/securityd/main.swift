@@ -43,9 +43,12 @@ if arguments.contains("--print-socket") {
     exit(0)
 }
 
-func fatal(_ message: String) -> Never {
-    var line = "securityd: \(message)\n"
+/// Reports why the daemon cannot serve — in its log and to the client that started it —
+/// and exits with status 1.
+func fatal(_ error: KeychainError) -> Never {
+    var line = "securityd: \(error.description)\n"
     line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    DaemonStartFailure(status: error.status, message: error.message).record(for: paths)
     exit(1)
 }
 
@@ -78,13 +81,14 @@ do {
         source.resume()
         signalSources.append(source)
     }
+    DaemonStartFailure.clear(for: paths)  // an earlier daemon's, now out of date
     DaemonLog.write("serving \(paths.home) on \(paths.socket)")
     daemon.run()
     if listener != 3 { unlink(paths.socket) }
     withExtendedLifetime((signalSources, store, enclave)) {}
     exit(0)
 } catch let error as KeychainError {
-    fatal(error.description)
+    fatal(error)
 } catch {
-    fatal("\(error)")
+    fatal(KeychainError(status: OSStatusCode.io, message: "\(error)"))
 }

@@ -2,7 +2,6 @@ import Dispatch
 import KeychainModel
 import KeychainStore
 import KeychainTestSupport
-import Synchronization
 import Testing
 
 /// Concurrent writes share transactions (group commit); each must still stand or fall alone.
@@ -13,7 +12,7 @@ import Testing
     @Test func concurrentWritesAreEachStoredAndAFailingOneTakesNoOtherWithIt() throws {
         let store = keychain.store, caller = keychain.caller
         let threads = 12, perThread = 25
-        let outcomes = Mutex<(added: Int, duplicates: Int, other: [Int32])>((0, 0, []))
+        let outcomes = BlockingMutex<(added: Int, duplicates: Int, other: [Int32])>((0, 0, []))
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
             for n in 0..<perThread {
                 // Every thread also races for one shared item: exactly one add may win.

@@ -3,12 +3,11 @@ import KeychainCrypto
 import KeychainModel
 import KeychainTestSupport
 import Keybag
-import Synchronization
 import Testing
 
 /// A clock tests can move.
 final class TestClock: Sendable {
-    private let now = Mutex<Double>(1_800_000_000)
+    private let now = BlockingMutex<Double>(1_800_000_000)
     func advance(_ seconds: Double) { now.withLock { $0 += seconds } }
     var read: @Sendable () -> Double { { [self] in now.withLock { $0 } } }
 }

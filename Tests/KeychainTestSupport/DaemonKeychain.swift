@@ -12,11 +12,18 @@ public final class DaemonKeychain: @unchecked Sendable {
     /// Variables a daemon started by ``connect()`` gets, beyond the test ones.
     public let daemonEnvironment: [String: String]
 
+    /// What ``connect()`` starts when no daemon runs: securityd, or a wrapper that
+    /// executes it (for example under a resource limit).
+    public var daemon = DaemonKeychain.daemonExecutable
+
     public init(daemonEnvironment: [String: String] = [:]) throws {
         home = try TemporaryKeychain.makeTemporaryDirectory() + "/keychain"
         paths = KeychainPaths(home: home)
         self.daemonEnvironment = daemonEnvironment
     }
+
+    /// The temporary directory holding the home, for a test's own files.
+    public var directory: String { String(home.dropLast("/keychain".count)) }
 
     /// The variables of a daemon started here: the test ones, the log, ``daemonEnvironment``.
     public var environment: [String: String] {
@@ -26,7 +33,7 @@ public final class DaemonKeychain: @unchecked Sendable {
 
     deinit {
         DaemonControl.stop(home: home)
-        try? FileManagerLite.removeTree(String(home.dropLast("/keychain".count)))
+        try? FileManagerLite.removeTree(directory)
     }
 
     public static var daemonExecutable: String {
@@ -34,7 +41,7 @@ public final class DaemonKeychain: @unchecked Sendable {
     }
 
     /// The log of a daemon started by ``connect()``.
-    public var log: String { String(home.dropLast("/keychain".count)) + "/securityd.log" }
+    public var log: String { directory + "/securityd.log" }
 
     /// What the daemon's log holds so far (for failure messages).
     public var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
@@ -42,7 +49,7 @@ public final class DaemonKeychain: @unchecked Sendable {
     /// A new connection (starting the daemon when none runs).
     public func connect() throws -> KeychainClient {
         // A daemon started here derives passcodes cheaply, exits when idle, and logs.
-        try KeychainClient.connect(paths, daemon: Self.daemonExecutable, daemonEnvironment: environment)
+        try KeychainClient.connect(paths, daemon: daemon, daemonEnvironment: environment)
     }
 
     /// The enclave processes of this keychain.

@@ -54,7 +54,11 @@ import Testing
             }
             #expect(try keychain.integrityCheck() == "ok", "round \(round)")
         }
-        #expect(keychain.daemons().count == 1 && keychain.enclaves().count == 1, "no process left behind")
+        // Daemons that clients started at once after a kill, and that found the lock taken,
+        // may still be on their way out.
+        for _ in 0..<500 where keychain.daemons().count > 1 || keychain.enclaves().count > 1 { usleep(10_000) }
+        #expect(keychain.daemons().count == 1 && keychain.enclaves().count == 1,
+                "one daemon and one enclave: \(keychain.daemons()), \(keychain.enclaves()); daemon log:\n\(keychain.logText)")
         let totals = models.reduce(into: WriterModel.Counts()) { $0.add($1.counts) }
         #expect(totals.acknowledged > rounds * writers, "the writers made progress")
         #expect(totals.unexpected == 0)
