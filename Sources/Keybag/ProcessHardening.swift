@@ -43,6 +43,21 @@ public enum ProcessHardening {
         return enough && mlockall(MCL_CURRENT | MCL_FUTURE) == 0
     }
 
+    /// Makes a crash end the process without a report: the Swift runtime's backtracer
+    /// prints every register and the 16 bytes each one points at, which in a process that
+    /// holds keys may be a key. With the default action, the kernel ends the process and
+    /// writes no core file (``apply()``). Also unblocks every signal: a spawner's signal
+    /// mask survives exec, and a dispatch worker thread (clients spawn daemons from them)
+    /// blocks SIGABRT, SIGHUP and most others.
+    public static func silenceCrashes() {
+        for crash in [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT, SIGSYS] {
+            signal(crash, SIG_DFL)
+        }
+        var none = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, nil)
+    }
+
     /// Whether this process runs under AddressSanitizer or ThreadSanitizer (their runtimes
     /// define these symbols).
     static var isSanitized: Bool {

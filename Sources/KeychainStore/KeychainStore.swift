@@ -60,10 +60,15 @@ public final class KeychainStore: Sendable {
         self.blindIndex = BlindIndex(key: try keybag.indexKey())
     }
 
-    /// Creates `home` (0700) if it does not exist: the directory a keychain keeps
-    /// everything in.
+    /// Creates `home` (0700) if it does not exist, and any missing directory above it
+    /// (0700, as the XDG base directory specification asks): the directory a keychain
+    /// keeps everything in. `~/.local/share` does not exist on every fresh system.
     public static func prepareHome(_ home: String) throws {
-        try createPrivateDirectory(home)
+        var path = home.hasPrefix("/") ? "" : "."
+        for component in home.split(separator: "/", omittingEmptySubsequences: true) {
+            path += "/" + component
+            try createPrivateDirectory(path)
+        }
     }
 
     // MARK: - SecItem entry points

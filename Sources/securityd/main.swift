@@ -19,6 +19,7 @@ import Glibc
 // TROUSSEAU_SECURITYD_IDLE_SECONDS (exit after this long without clients; 0: never;
 // default 600); TROUSSEAU_SECURITYD_LOG (a file for diagnostics); TROUSSEAU_UNSAFE_FAST_KDF=1 (tests only: cheap passcode derivation).
 
+ProcessHardening.silenceCrashes()
 let environment = ProcessInfo.processInfo.environment
 // Keep nothing our starter left open (a socket systemd passed is descriptor 3).
 let socketActivated = environment["LISTEN_FDS"] == "1" && environment["LISTEN_PID"] == String(getpid())

@@ -9,6 +9,7 @@ import Keybag
 // Started by the daemon with its end of a socketpair as descriptor 3. Holds the class
 // keys; answers the enclave protocol until the daemon closes the connection.
 
+ProcessHardening.silenceCrashes()
 let connection: Int32 = 3
 trousseau_close_from(4)  // only the daemon's socketpair end is ours
 var arguments = CommandLine.arguments.dropFirst()

@@ -189,6 +189,19 @@ import Testing
         #expect(try keychain.connect().copyMatching(genericPassword(account: "a", ["r_Data": .bool(true)])) == .utf8("x"))
     }
 
+    /// `~/.local/share` does not exist on every fresh system: the daemon creates the
+    /// missing directories above its home (it used to fail to start).
+    @Test func aHomeUnderMissingDirectoriesIsCreated() throws {
+        let home = keychain.home + "/not/yet/keychain"
+        let client = try KeychainClient.connect(
+            KeychainPaths(home: home), daemon: DaemonKeychain.daemonExecutable, daemonEnvironment: keychain.environment)
+        defer { DaemonControl.stop(home: home) }
+        _ = try client.add(genericPassword(account: "a", ["v_Data": .utf8("x")]))
+        #expect(try client.copyMatching(genericPassword(account: "a", ["r_Data": .bool(true)])) == .utf8("x"))
+        var info = stat()
+        #expect(stat(keychain.home + "/not", &info) == 0 && info.st_mode & 0o777 == 0o700)
+    }
+
     @Test func socketAndDirectoryArePrivate() throws {
         _ = try keychain.connect()
         var info = stat()
