@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "KeychainClient", targets: ["KeychainClient"]),
         .library(name: "Security", targets: ["Security"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
+        // For the libFuzzer package in Fuzz/.
+        .library(name: "KeychainFuzzTargets", targets: ["KeychainFuzzTargets"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
@@ -182,12 +184,18 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
             ]
         ),
+        .target(
+            // The decoders of untrusted bytes as fuzz targets (Fuzz/, scripts/fuzz).
+            name: "KeychainFuzzTargets",
+            dependencies: ["KeychainModel", "KeychainCrypto", "Enclave"]
+        ),
         .testTarget(
             // Crash safety, disk faults, concurrency against a model, tampering, brute force,
             // leaks and the fuzz corpora (docs/RELIABILITY.md); TROUSSEAU_LONG_RUNS=1 for long runs.
             name: "ReliabilityTests",
             dependencies: [
-                "KeychainClient", "KeychainModel", "KeychainTestSupport", "securityd", "trousseau-enclave", "security",
+                "KeychainClient", "KeychainModel", "KeychainTestSupport", "KeychainFuzzTargets", "securityd", "trousseau-enclave",
+                "security",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

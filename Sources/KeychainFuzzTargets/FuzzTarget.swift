@@ -1,0 +1,70 @@
+public import FoundationEssentials
+import Enclave
+import KeychainCrypto
+import KeychainModel
+
+/// The decoders that read bytes an attacker chooses, as fuzz targets: libFuzzer drives
+/// them in `Fuzz/` (scripts/fuzz), and the test suite replays the committed corpus
+/// (`Fuzz/Corpus/<target>/`) through the same entry points.
+///
+/// A target returns for every input; it must never crash, hang or exhaust memory.
+public enum FuzzTarget: String, CaseIterable, Sendable {
+    /// A request frame as securityd reads it from a client, and as the enclave reads one
+    /// from the daemon.
+    case frame
+    /// A query: a wire-encoded value, then SecItem parsing for every operation.
+    case query
+    /// An attribute blob's plaintext, as the store decodes it after decryption.
+    case blob
+
+    /// Runs the decoder over `input`; errors are expected, crashes are bugs.
+    public func run(_ input: Data) {
+        switch self {
+        case .frame:
+            _ = try? ServiceWire.decodeRequest(input)
+            _ = try? EnclaveWire.decodeRequest(input)
+        case .query:
+            var reader = ByteReader(input)
+            guard case .dictionary(let dictionary)? = try? KeychainValue.decode(from: &reader) else { return }
+            for operation in [ItemOperation.add, .copyMatching, .update, .delete] {
+                _ = try? ItemQuery(dictionary, for: operation)
+            }
+        case .blob:
+            _ = try? AttributeCodec.decode(input)
+        }
+    }
+
+    /// Valid inputs to start from: encodings of typical requests, queries and attributes.
+    public static func seeds(for target: FuzzTarget) -> [Data] {
+        let item: [String: KeychainValue] = [
+            "class": .string("genp"), "acct": .string("alice"), "svce": .string("example.com"),
+            "labl": .string("Example"), "v_Data": .data(Data("secret".utf8)), "pdmn": .string("ak"),
+        ]
+        let internet: [String: KeychainValue] = [
+            "class": .string("inet"), "acct": .string("octocat"), "srvr": .string("github.com"), "ptcl": .string("htps"),
+            "port": .number(443), "r_Attributes": .bool(true), "m_Limit": .string("m_LimitAll"),
+        ]
+        let search: [String: KeychainValue] = [
+            "class": .string("genp"), "svce": .string("example.com"), "r_Data": .bool(true), "r_Attributes": .bool(true),
+            "r_PersistentRef": .bool(true), "m_Limit": .number(2), "agrp": .string("ABCDE12345.shared"),
+        ]
+        switch target {
+        case .frame:
+            return [
+                ServiceWire.encode(.add(item)), ServiceWire.encode(.copyMatching(search)),
+                ServiceWire.encode(.update(search, attributes: ["labl": .string("new")])), ServiceWire.encode(.delete(internet)),
+                ServiceWire.encode(.lock), ServiceWire.encode(.unlock(passcode: SecretBytes("1234".utf8))),
+                EnclaveWire.encode(.status), EnclaveWire.encode(.metadataKey(.whenUnlocked)),
+            ]
+        case .query:
+            return [item, internet, search].map { query in
+                var out = Data()
+                KeychainValue.dictionary(query).encode(to: &out)
+                return out
+            }
+        case .blob:
+            return [item, internet, ["cdat": .date(Date(timeIntervalSince1970: 1_800_000_000)), "gena": .data(Data([0, 255]))]]
+                .map { AttributeCodec.encode($0.filter { $0.key != "class" && $0.key != "v_Data" }) }
+        }
+    }
+}
