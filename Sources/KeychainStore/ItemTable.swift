@@ -33,19 +33,28 @@ struct ItemTable: Sendable {
             .map { Self.tokenColumn($0.name) }
     }
 
+    /// The column definitions, in order.
+    private var columnDefinitions: [String] {
+        let tokens = tokenAttributes.map { "\(Self.tokenColumn($0.name)) INTEGER" }
+        return [
+            "rowid INTEGER PRIMARY KEY",
+            "uuid BLOB NOT NULL UNIQUE",
+            "agrp TEXT NOT NULL",
+            "pdmn TEXT NOT NULL",
+            "sync INTEGER NOT NULL",
+            "tomb INTEGER NOT NULL",
+            "pk BLOB NOT NULL UNIQUE",
+        ] + tokens + ["meta BLOB NOT NULL", "secret BLOB NOT NULL"]
+    }
+
+    /// The columns' names and declared types, as `PRAGMA table_info` reports them.
+    var expectedColumns: [String] {
+        columnDefinitions.map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
+    }
+
     /// The statements that create the table and its indexes.
     var creationSQL: [String] {
-        let tokens = tokenAttributes.map { "\(Self.tokenColumn($0.name)) INTEGER" }
-        let columns =
-            [
-                "rowid INTEGER PRIMARY KEY",
-                "uuid BLOB NOT NULL UNIQUE",
-                "agrp TEXT NOT NULL",
-                "pdmn TEXT NOT NULL",
-                "sync INTEGER NOT NULL",
-                "tomb INTEGER NOT NULL",
-                "pk BLOB NOT NULL UNIQUE",
-            ] + tokens + ["meta BLOB NOT NULL", "secret BLOB NOT NULL"]
+        let columns = columnDefinitions
         var statements = ["CREATE TABLE \(name) (\(columns.joined(separator: ", ")))"]
         for column in indexedTokenColumns {
             statements.append("CREATE INDEX \(name)_\(column) ON \(name)(\(column))")

@@ -54,6 +54,7 @@ public final class KeychainStore: Sendable {
             try Self.withFileLock(directory + "/" + Self.lockFileName) {
                 try StoreSchema.migrator.migrate(pool)
             }
+            try pool.read(StoreSchema.verify)
             return pool
         }
         self.keybag = keybag

@@ -21,4 +21,21 @@ enum StoreSchema {
         }
         return migrator
     }
+
+    /// Checks that every item table has the columns it was created with. The schema is
+    /// stored in the database file as SQL text: a damaged byte there renames or retypes a
+    /// column, and every statement would then fail with an SQL error.
+    ///
+    /// - Throws: `errSecDecode` naming the table when the file's schema differs.
+    static func verify(_ db: Database) throws {
+        for itemClass in ItemClass.stored {
+            let table = ItemTable.of(itemClass)
+            let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(\(table.name))").map { row -> String in
+                "\(row["name"] as String? ?? "") \(row["type"] as String? ?? "")"
+            }
+            guard columns == table.expectedColumns else {
+                throw KeychainError.decode("the keychain database is damaged: table \(table.name) does not have its columns")
+            }
+        }
+    }
 }

@@ -2,6 +2,7 @@ import FoundationEssentials
 import GRDB
 import KeychainModel
 import KeychainStore
+import Keybag
 import KeychainTestSupport
 import Testing
 
@@ -14,6 +15,25 @@ import Testing
         raw = try DatabaseQueue(path: keychain.databaseFiles[0])
         for account in ["a", "b", "c", "d", "e"] {
             _ = try keychain.store.add(genericPassword(account: account, service: "s", ["v_Data": .utf8("secret of \(account)")]), caller: keychain.caller)
+        }
+    }
+
+    /// A damaged byte in the schema's SQL text (found by the reliability suite's bit flips)
+    /// renamed a column, and every call then failed with errSecIO "no such column": the
+    /// store now refuses to open a file whose tables lack their columns, as damaged.
+    @Test func aDamagedSchemaIsRefusedAsDamaged() throws {
+        try raw.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA writable_schema = ON")
+            try db.execute(sql: "UPDATE sqlite_schema SET sql = replace(sql, 'secret BLOB', 'secrex BLOB') WHERE name = 'genp'")
+            try db.execute(sql: "PRAGMA writable_schema = OFF")
+        }
+        #expect(throws: KeychainError.self) {
+            do {
+                _ = try KeychainStore(directory: keychain.home, keybag: SoftwareKeybag(directory: keychain.home, deviceKey: FileDeviceKey(directory: keychain.home)))
+            } catch let error as KeychainError {
+                #expect(error.status == OSStatusCode.decode && error.message.contains("genp"), "\(error)")
+                throw error
+            }
         }
     }
 

@@ -43,8 +43,8 @@ import Testing
 
     @Test func manyClientsOnSharedItemsMatchTheModel() throws {
         let keychain = try DaemonKeychain()
-        let clients = RunLength.pick(short: 12, long: 32)
-        let operations = RunLength.pick(short: 250, long: 20_000)
+        let clients = RunLength.pick(short: 12, long: 16)
+        let operations = RunLength.pick(short: 250, long: 5_000)
         let keys = 6
         let start = ContinuousClock.now
         let histories = try onThreads(clients) { client in

@@ -66,6 +66,9 @@ import Testing
         var outcomes = (correct: 0, decode: 0, notFound: 0, unopenable: 0, flips: 0, sparedChecked: 0)
         for round in 0..<rounds {
             DaemonControl.stop(home: keychain.home)
+            // One that has not exited yet (a loaded machine) would serve this round from its
+            // cache of the last round's file.
+            for daemon in keychain.daemons() { keychain.kill9(daemon) }
             for suffix in ["-wal", "-shm"] { unlink(database + suffix) }
             var damaged = pristine
             var pages = Set<Int>()
