@@ -20,7 +20,9 @@ extension KeychainClient {
         /// starting, or one still exiting that no longer accepts; when ours has exited and
         /// still nobody listens, another is started.
         ///
-        /// - Throws: `errSecNotAvailable` when no daemon answers within `timeout`.
+        /// - Throws: the error a daemon started here reported when it could not open the
+        ///   keychain (``DaemonStartFailure``), or `errSecNotAvailable` when no daemon
+        ///   answers within `timeout`.
         func open() throws -> Int32 {
             if let fd = try attempt() { return fd }
             DaemonStartFailure.clear(for: paths)
