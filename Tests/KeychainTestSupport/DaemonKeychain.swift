@@ -52,6 +52,12 @@ public final class DaemonKeychain: @unchecked Sendable {
         try KeychainClient.connect(paths, daemon: daemon, daemonEnvironment: environment)
     }
 
+    /// SIGKILLs `pid` (a daemon or enclave of this keychain) and waits until it is gone.
+    public func kill9(_ pid: pid_t) {
+        kill(pid, SIGKILL)
+        while DaemonControl.isRunning(pid) { usleep(1_000) }
+    }
+
     /// The enclave processes of this keychain.
     public func enclaves() -> [pid_t] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []

@@ -25,7 +25,7 @@ import Testing
     /// fail with errSecDiskFull once a file would grow past it, the daemon keeps serving
     /// reads, and when the limit is raised (space returns) adds work again.
     @Test func aFileSizeLimitGivesDiskFullAndRecovers() throws {
-        var keychain = try DaemonKeychain()
+        let keychain = try DaemonKeychain()
         try Self.fill(keychain.connect(), 0..<20)
         DaemonControl.stop(home: keychain.home)  // the WAL is checkpointed into the database
 
@@ -82,7 +82,7 @@ import Testing
     /// capabilities that let root ignore file modes): every call fails at once with the
     /// daemon's reason, errSecIO, and once the home is writable again everything is there.
     @Test func aReadOnlyHomeGivesAnIOErrorAndRecovers() throws {
-        var keychain = try DaemonKeychain()
+        let keychain = try DaemonKeychain()
         try Self.fill(keychain.connect(), 0..<20)
         DaemonControl.stop(home: keychain.home)
         if geteuid() == 0 {

@@ -20,12 +20,6 @@ enum RunLength {
 }
 
 extension DaemonKeychain {
-    /// SIGKILLs `pid` and waits until it is gone.
-    func kill9(_ pid: pid_t) {
-        kill(pid, SIGKILL)
-        while DaemonControl.isRunning(pid) { usleep(1_000) }
-    }
-
     /// `PRAGMA integrity_check` of the database, read beside the running daemon.
     func integrityCheck() throws -> String {
         var configuration = Configuration()

@@ -122,8 +122,7 @@ import Testing
             _ = try client.add(genericPassword(account: "item\(i)", ["v_Data": .utf8("\(i)")]))
         }
         let pid = try #require(keychain.daemons().first)
-        kill(pid, SIGKILL)
-        while DaemonControl.isRunning(pid) { usleep(2_000) }
+        keychain.kill9(pid)
         do {
             // The old connection's next request was never read by the dead daemon: it goes to a new one.
             #expect(try client.copyMatching(genericPassword(account: "item0", ["r_Data": .bool(true)])) == .utf8("0"))
@@ -169,8 +168,7 @@ import Testing
             _ = try client.add(genericPassword(account: "item\(i)", ["v_Data": .utf8("\(i)")]))
         }
         let enclave = try #require(keychain.enclaves().first)
-        kill(enclave, SIGKILL)
-        while DaemonControl.isRunning(enclave) { usleep(2_000) }
+        keychain.kill9(enclave)
         // The daemon's request to the dead enclave was never read: it goes to a new enclave.
         #expect(try client.copyMatching(genericPassword(account: "item0", ["r_Data": .bool(true)])) == .utf8("0"))
         let all = try client.copyMatching(genericPassword(["m_Limit": .string("m_LimitAll"), "r_Data": .bool(true)]))?.array
