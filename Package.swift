@@ -1,14 +1,20 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Targets follow trust boundaries (see ARCHITECTURE.md): the model is dependency-free,
-// only KeychainCrypto and Keybag import Crypto, only KeychainStore imports GRDB.
+// Modules follow the process boundaries (docs/ARCHITECTURE.md): securityd links the
+// enclave's client and protocol, never the keybag (EnclaveBackend), which only
+// trousseau-enclave and tests link; only KeychainCrypto and EnclaveBackend import Crypto
+// for keys; only KeychainStore imports GRDB; KeychainSystem is the one syscall layer.
+//
+// Debug builds are test builds: they carry the test hooks (a scripted biometric sensor,
+// a fast passcode KDF, another enclave binary), which release builds do not contain.
+let testHooks: [SwiftSetting] = [.define("TROUSSEAU_TEST_HOOKS", .when(configuration: .debug))]
+
 let package = Package(
     name: "Trousseau",
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "KeychainModel", targets: ["KeychainModel"]),
-        .library(name: "KeychainStore", targets: ["KeychainStore"]),
         .executable(name: "security", targets: ["security"]),
         .executable(name: "trousseau-enclave", targets: ["trousseau-enclave"]),
         .executable(name: "securityd", targets: ["securityd"]),
@@ -26,8 +32,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
+        // Shared by every process.
         .target(name: "KeychainModel"),
         .target(name: "CSystemShims"),
+        .target(name: "KeychainSystem", dependencies: ["CSystemShims", "KeychainModel"], swiftSettings: testHooks),
         .target(
             name: "KeychainCrypto",
             dependencies: [
@@ -36,21 +44,28 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // securityd's protocol (clients ↔ securityd) and the enclave's (securityd ↔ enclave):
+        // messages and their codecs, no I/O.
+        .target(name: "KeychainProtocol", dependencies: ["KeychainModel"]),
+        .target(name: "EnclaveProtocol", dependencies: ["KeychainModel", "KeychainCrypto"]),
+
+        // trousseau-enclave: the keybag, device key, sensors and the enclave server.
         .target(
-            name: "Keybag",
-            dependencies: [
-                "CSystemShims",
-                "KeychainModel",
-                "KeychainCrypto",
-            ]
-        ),
-        .target(
-            name: "Enclave",
-            dependencies: ["KeychainModel", "KeychainCrypto", "Keybag"]
+            name: "EnclaveBackend",
+            dependencies: ["CSystemShims", "KeychainModel", "KeychainCrypto", "KeychainSystem", "EnclaveProtocol"],
+            swiftSettings: testHooks
         ),
         .executableTarget(
             name: "trousseau-enclave",
-            dependencies: ["CSystemShims", "Enclave", "Keybag", "KeychainModel"]
+            dependencies: ["CSystemShims", "EnclaveBackend", "EnclaveProtocol", "KeychainSystem", "KeychainModel"],
+            swiftSettings: testHooks
+        ),
+
+        // securityd: callers, the store, the enclave's client.
+        .target(
+            name: "Enclave",
+            dependencies: ["KeychainModel", "KeychainCrypto", "KeychainSystem", "EnclaveProtocol"],
+            swiftSettings: testHooks
         ),
         .target(
             name: "CodeSigning",
@@ -65,26 +80,30 @@ let package = Package(
         .target(
             name: "KeychainStore",
             dependencies: [
-                "KeychainModel",
-                "KeychainCrypto",
-                "Keybag",
+                "KeychainModel", "KeychainCrypto", "KeychainSystem", "EnclaveProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .target(
             name: "KeychainServer",
             dependencies: [
-                "CSystemShims", "CodeSigning", "KeychainModel", "KeychainCrypto", "KeychainStore", "Enclave",
+                "CSystemShims", "CodeSigning", "KeychainModel", "KeychainCrypto", "KeychainStore", "KeychainSystem",
+                "KeychainProtocol", "Enclave", "EnclaveProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            swiftSettings: testHooks
         ),
         .executableTarget(
             name: "securityd",
-            dependencies: ["CSystemShims", "CodeSigning", "KeychainServer", "KeychainStore", "Enclave", "Keybag", "KeychainModel"]
+            dependencies: ["CSystemShims", "CodeSigning", "KeychainServer", "KeychainStore", "KeychainSystem", "Enclave", "KeychainModel"],
+            swiftSettings: testHooks
         ),
+
+        // Clients.
         .target(
             name: "KeychainClient",
-            dependencies: ["KeychainModel"]
+            dependencies: ["KeychainModel", "KeychainProtocol", "KeychainSystem"],
+            swiftSettings: testHooks
         ),
         .target(
             name: "Security",
@@ -103,14 +122,10 @@ let package = Package(
                 "CodeSigning",
                 "KeychainModel",
                 "KeychainClient",
+                "KeychainProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ]
-        ),
-        .target(
-            name: "KeychainTestSupport",
-            dependencies: ["KeychainModel", "KeychainStore", "Keybag", "Enclave", "KeychainClient"],
-            path: "Tests/KeychainTestSupport"
         ),
         .target(
             name: "LocalAuthentication",
@@ -125,16 +140,32 @@ let package = Package(
             // Measures the daemon against the machine's floors (docs/PERFORMANCE.md).
             name: "keychain-bench",
             dependencies: [
-                "KeychainClient", "KeychainModel",
+                "KeychainClient", "KeychainModel", "KeychainProtocol", "KeychainSystem",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/keychain-bench"
         ),
+        .target(
+            // The decoders of untrusted bytes as fuzz targets (Fuzz/, scripts/fuzz).
+            name: "KeychainFuzzTargets",
+            dependencies: ["KeychainModel", "KeychainCrypto", "KeychainProtocol", "EnclaveProtocol"]
+        ),
+
+        // Tests.
+        .target(
+            name: "KeychainTestSupport",
+            dependencies: [
+                "KeychainModel", "KeychainStore", "EnclaveBackend", "EnclaveProtocol", "Enclave", "KeychainClient",
+                "KeychainProtocol", "KeychainSystem",
+            ],
+            path: "Tests/KeychainTestSupport",
+            swiftSettings: testHooks
+        ),
         .executableTarget(
             name: "keychain-probe",
-            dependencies: ["KeychainClient", "KeychainModel"],
+            dependencies: ["KeychainClient", "KeychainModel", "KeychainProtocol", "KeychainSystem"],
             path: "Tests/Probe"
         ),
         .testTarget(
@@ -143,7 +174,8 @@ let package = Package(
                 "CodeSigning", "KeychainModel",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
-            ]
+            ],
+            swiftSettings: testHooks
         ),
         .testTarget(
             name: "SecurityAPITests",
@@ -151,58 +183,66 @@ let package = Package(
                 "Security", "LocalAuthentication", "KeychainClient", "KeychainTestSupport", "securityd", "trousseau-enclave", "security",
                 "keychain-example",
                 .product(name: "GRDB", package: "GRDB.swift"),
-            ]
+            ],
+            swiftSettings: testHooks
         ),
-        .testTarget(name: "KeychainModelTests", dependencies: ["KeychainModel"]),
+        .testTarget(name: "KeychainModelTests", dependencies: ["KeychainModel", "KeychainProtocol", "KeychainSystem"], swiftSettings: testHooks),
         .testTarget(
             name: "KeychainCryptoTests",
             dependencies: ["KeychainCrypto", "KeychainModel"],
-            exclude: ["Vectors/make_vectors.py"]
+            exclude: ["Vectors/make_vectors.py"],
+            swiftSettings: testHooks
+        ),
+        .testTarget(
+            name: "KeybagTests",
+            dependencies: ["EnclaveBackend", "EnclaveProtocol", "KeychainCrypto", "KeychainModel", "KeychainSystem", "KeychainTestSupport"],
+            swiftSettings: testHooks
         ),
         .testTarget(
             name: "KeychainStoreTests",
             dependencies: [
-                "KeychainStore", "KeychainModel", "Keybag", "KeychainCrypto", "KeychainTestSupport", "Enclave",
-                "trousseau-enclave",
+                "KeychainStore", "KeychainModel", "EnclaveBackend", "EnclaveProtocol", "KeychainCrypto", "KeychainTestSupport",
+                "Enclave", "KeychainSystem", "trousseau-enclave",
                 .product(name: "GRDB", package: "GRDB.swift"),
-            ]
+            ],
+            swiftSettings: testHooks
         ),
         .testTarget(
             name: "EnclaveTests",
             dependencies: [
-                "Enclave", "Keybag", "KeychainCrypto", "KeychainModel", "KeychainStore", "KeychainTestSupport",
-                "trousseau-enclave",
-            ]
+                "Enclave", "EnclaveBackend", "EnclaveProtocol", "KeychainCrypto", "KeychainModel", "KeychainStore",
+                "KeychainTestSupport", "KeychainSystem", "trousseau-enclave",
+            ],
+            swiftSettings: testHooks
         ),
         .testTarget(
             name: "SecurityDaemonTests",
             dependencies: [
-                "KeychainClient", "KeychainModel", "KeychainCrypto", "KeychainTestSupport", "securityd", "trousseau-enclave", "security",
+                "KeychainClient", "KeychainModel", "KeychainCrypto", "KeychainProtocol", "KeychainSystem", "KeychainTestSupport",
+                "securityd", "trousseau-enclave", "security",
                 "keychain-probe", "keychain-bench", "CodeSigning",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "X509", package: "swift-certificates"),
-            ]
-        ),
-        .target(
-            // The decoders of untrusted bytes as fuzz targets (Fuzz/, scripts/fuzz).
-            name: "KeychainFuzzTargets",
-            dependencies: ["KeychainModel", "KeychainCrypto", "Enclave"]
+            ],
+            swiftSettings: testHooks
         ),
         .testTarget(
             // Crash safety, disk faults, concurrency against a model, tampering, brute force,
             // leaks and the fuzz corpora (docs/RELIABILITY.md); TROUSSEAU_LONG_RUNS=1 for long runs.
             name: "ReliabilityTests",
             dependencies: [
-                "KeychainClient", "KeychainModel", "KeychainTestSupport", "KeychainFuzzTargets", "securityd", "trousseau-enclave",
-                "security",
+                "KeychainClient", "KeychainModel", "KeychainProtocol", "KeychainTestSupport", "KeychainFuzzTargets",
+                "securityd", "trousseau-enclave", "security",
                 .product(name: "GRDB", package: "GRDB.swift"),
-            ]
+            ],
+            swiftSettings: testHooks
         ),
         .testTarget(
             name: "SecurityToolTests",
             dependencies: ["security", "securityd", "trousseau-enclave", "KeychainTestSupport"],
-            exclude: ["Golden"]
+            exclude: ["Golden"],
+            swiftSettings: testHooks
         ),
     ],
     swiftLanguageModes: [.v6]

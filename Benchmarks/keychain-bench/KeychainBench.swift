@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import KeychainClient
 import KeychainModel
+import KeychainSystem
 
 #if canImport(Glibc)
 import Glibc

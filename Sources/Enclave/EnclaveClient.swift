@@ -2,7 +2,8 @@ import Dispatch
 public import FoundationEssentials
 public import KeychainCrypto
 public import KeychainModel
-public import Keybag
+public import EnclaveProtocol
+import KeychainSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -44,72 +45,61 @@ public final class EnclaveClient: Keybag {
     /// Closes the connection (the enclave sees end of stream and exits) and reaps it.
     private static func end(_ connection: Connection) {
         close(connection.fd)
-        if let process = connection.process {
-            var status: Int32 = 0
-            while waitpid(process, &status, 0) < 0, errno == EINTR {}
-        }
+        if let process = connection.process { SystemCall.wait(process) }
     }
 
-    /// The enclave executable: `$TROUSSEAU_ENCLAVE`, else `trousseau-enclave` beside this
-    /// process's executable.
-    public static var defaultExecutable: String {
-        if let path = ProcessInfo.processInfo.environment["TROUSSEAU_ENCLAVE"], !path.isEmpty { return path }
-        return ProcessExecutable.sibling("trousseau-enclave")
+    /// How securityd starts the enclave: which executable, and the test hooks it passes
+    /// (test builds only). The enclave gets these arguments and no environment of ours.
+    public struct Launch: Sendable {
+        /// `trousseau-enclave` beside securityd's executable.
+        public var executable = ProcessExecutable.sibling("trousseau-enclave")
+        #if TROUSSEAU_TEST_HOOKS
+        /// Derive passcodes with scrypt N = 2^10 and no calibration (test builds only).
+        public var unsafeFastPasscodeKDF = false
+        /// Trust the scripted sensor in this directory (test builds only).
+        public var testSensor: String?
+        #endif
+
+        public init() {}
+
+        /// The arguments after the executable.
+        var arguments: [String] {
+            var arguments: [String] = []
+            #if TROUSSEAU_TEST_HOOKS
+            if unsafeFastPasscodeKDF { arguments.append("--unsafe-fast-kdf") }
+            if let testSensor { arguments += ["--test-sensor", testSensor] }
+            #endif
+            return arguments
+        }
     }
 
     /// Starts an enclave process for the keychain in `home` and connects to it.
     ///
-    /// - Parameters:
-    ///   - unsafeFastPasscodeKDF: derive passcodes with scrypt N = 2^10 and no calibration.
-    ///     **For tests only**: passcodes set this way resist guessing far less.
     /// - Throws: `errSecIO` when the process cannot be started.
-    public static func launch(home: String, executable: String = defaultExecutable, unsafeFastPasscodeKDF: Bool = false) throws -> EnclaveClient {
+    public static func launch(home: String, _ launch: Launch = Launch()) throws -> EnclaveClient {
         let start: @Sendable () throws -> (fd: Int32, process: pid_t) = {
-            try spawn(home: home, executable: executable, unsafeFastPasscodeKDF: unsafeFastPasscodeKDF)
+            let (ours, theirs) = try UnixSocket.pair()
+            defer { close(theirs) }
+            do {
+                // Nothing of securityd's environment: the enclave needs none, and a client
+                // that started securityd must not be able to configure the class keys' keeper.
+                let pid = try Spawn.process(
+                    launch.executable, arguments: ["--home", home] + launch.arguments, environment: Spawn.sanitizerEnvironment(),
+                    descriptors: Spawn.Descriptors(descriptor3: theirs))
+                return (ours, pid)
+            } catch {
+                close(ours)
+                throw error
+            }
         }
         let (fd, process) = try start()
         return EnclaveClient(fd: fd, process: process, relaunch: start)
     }
 
-    private static func spawn(home: String, executable: String, unsafeFastPasscodeKDF: Bool) throws -> (fd: Int32, process: pid_t) {
-        var fds: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
-            throw KeychainError(status: OSStatusCode.io, message: "socketpair: \(String(cString: strerror(errno)))")
-        }
-        defer { close(fds[1]) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        // dup2 onto 3 clears close-on-exec for the child's copy only (fds[1] is never 3:
-        // 0-2 are open and socketpair returned two descriptors above them, or fds[1] > 3).
-        posix_spawn_file_actions_adddup2(&actions, fds[1] == 3 ? fcntl(fds[1], F_DUPFD_CLOEXEC, 4) : fds[1], 3)
-
-        var arguments = [executable, "--home", home]
-        if unsafeFastPasscodeKDF { arguments.append("--unsafe-fast-kdf") }
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        guard result == 0 else {
-            close(fds[0])
-            throw KeychainError(status: OSStatusCode.io, message: "cannot start \(executable): \(String(cString: strerror(result)))")
-        }
-        return (fds[0], pid)
-    }
-
-    /// Serves `keybag` on a thread of this process over the same protocol and socketpair,
-    /// for unit tests that want the protocol without a second process.
-    public static func inProcess(_ keybag: SoftwareKeybag) throws -> EnclaveClient {
-        var fds: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
-            throw KeychainError(status: OSStatusCode.io, message: "socketpair: \(String(cString: strerror(errno)))")
-        }
-        let serverEnd = fds[1]
-        DispatchQueue.global().async {
-            EnclaveServer(keybag: keybag, memoryLocked: false).serve(fd: serverEnd)
-            close(serverEnd)
-        }
-        return EnclaveClient(fd: fds[0], process: nil, relaunch: nil)
+    /// Speaks the enclave protocol over `fd`, a socket whose other end an enclave server
+    /// answers (tests serve one in-process; securityd uses ``launch(home:_:)``).
+    package static func connected(to fd: Int32) -> EnclaveClient {
+        EnclaveClient(fd: fd, process: nil, relaunch: nil)
     }
 
     private func dropMetadataKeys() {
@@ -119,18 +109,19 @@ public final class EnclaveClient: Keybag {
     /// The enclave's process id, when it runs in its own process.
     public var processID: pid_t? { connection.withLock { $0.process } }
 
-    /// Sends one request and returns the body of a successful response.
+    /// Sends one request and returns its response.
     ///
     /// When the enclave dies (killed, crashed), a request it never read goes to a new
     /// enclave — which, like a rebooted device, is before its first unlock when a passcode
     /// is set; a request it may have acted on fails, and the next one starts a new enclave.
-    private func call(_ request: EnclaveRequest) throws -> ByteReader {
+    @discardableResult
+    func call<Request: EnclaveRequest>(_ request: Request) throws -> Request.Response {
         var payload = EnclaveWire.encode(request)
-        defer { payload.withUnsafeMutableBytes { SecretBytes.zero($0) } }
+        defer { payload.zero() }
         // Before and after: a key fetched while this request runs is not kept either.
-        if request.mayChangeAvailableKeys { dropMetadataKeys() }
-        defer { if request.mayChangeAvailableKeys { dropMetadataKeys() } }
-        return try connection.withLock { connection in
+        if Request.mayChangeAvailableKeys { dropMetadataKeys() }
+        defer { if Request.mayChangeAvailableKeys { dropMetadataKeys() } }
+        let response = try connection.withLock { connection -> SecretBytes in
             for _ in 0..<2 {
                 if connection.broken, let relaunch {
                     let (fd, process) = try relaunch()
@@ -139,20 +130,23 @@ public final class EnclaveClient: Keybag {
                     dropMetadataKeys()  // a new enclave is a restarted device
                     Self.report("the enclave had exited; started a new one (pid \(process))")
                 }
-                let response: Data?
+                let response: SecretBytes?
                 do {
-                    response = try FrameIO.exchange(payload, on: connection.fd, maximumSize: EnclaveWire.maximumFrameSize)
+                    // Not zeroed yet: an unread request is sent again to the next enclave.
+                    response = try FrameIO.exchange(&payload, on: connection.fd, maximumSize: EnclaveWire.maximumFrameSize, zeroing: false)
                 } catch let error as KeychainError where error.status == OSStatusCode.io {
                     connection.broken = true
                     Self.report("the enclave connection failed: \(error.message)")
                     throw KeychainError(status: OSStatusCode.notAvailable, message: "the enclave exited during the request")
                 }
-                if let response { return try EnclaveWire.body(of: response) }
+                if let response { return response }
                 connection.broken = true
                 Self.report("the enclave exited")
             }
             throw KeychainError(status: OSStatusCode.notAvailable, message: "the enclave exited")
         }
+        var reader = ByteReader(response)
+        return try EnclaveWire.decodeResponse(&reader, to: Request.self)
     }
 
     /// A line on standard error (securityd's log).
@@ -161,24 +155,17 @@ public final class EnclaveClient: Keybag {
         text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
     }
 
-    private static func key(_ reader: inout ByteReader) throws -> SecretBytes {
-        guard reader.remaining == 32 else { throw KeychainError.decode("malformed key in enclave response") }
-        return SecretBytes(reader.rest())
-    }
-
     // MARK: - Keybag
 
     public func indexKey() throws -> IndexKey {
-        var body = try call(.indexKey)
-        return try IndexKey(bytes: Self.key(&body))
+        try IndexKey(bytes: call(EnclaveCall.IndexKey()).bytes)
     }
 
     public func metadataKey(for protection: ProtectionClass) throws -> MetadataKey {
         let now = ContinuousClock.now
         let (cached, generation) = metadataKeys.withLock { ($0.key(protection, at: now), $0.generation) }
         if let cached { return cached }
-        var body = try call(.metadataKey(protection))
-        let key = try MetadataKey(bytes: Self.key(&body))
+        let key = try MetadataKey(bytes: call(EnclaveCall.MetadataKey(protection)).bytes)
         metadataKeys.withLock { $0.store(key, for: protection, until: now + Self.metadataKeyLifetime, ifStill: generation) }
         return key
     }
@@ -186,32 +173,30 @@ public final class EnclaveClient: Keybag {
     public func wrapItemKey(
         _ itemKey: ItemKey, for protection: ProtectionClass, associatedData: Data, access: AccessControl?, context: Data?
     ) throws -> (wrapped: Data, access: AccessControl?) {
-        var body = try call(.wrapItemKey(protection, itemKey, associatedData: associatedData, access: access, context: context))
-        let wrapped = try body.lengthPrefixed(limit: EnclaveWire.fieldLimit)
-        return (wrapped, try EnclaveWire.readAccess(&body).0)
+        let response = try call(EnclaveCall.WrapItemKey(protection, itemKey, associatedData: associatedData, access: access, context: context))
+        return (response.wrapped, response.access)
     }
 
     public func unwrapItemKey(
         _ wrapped: Data, for protection: ProtectionClass, associatedData: Data, access: AccessControl?, context: Data?
     ) throws -> ItemKey {
-        var body = try call(.unwrapItemKey(protection, wrapped: wrapped, associatedData: associatedData, access: access, context: context))
-        return try ItemKey(bytes: Self.key(&body))
+        try ItemKey(bytes: call(EnclaveCall.UnwrapItemKey(
+            protection, wrapped: wrapped, associatedData: associatedData, access: access, context: context)).bytes)
     }
 
     // MARK: - Authentication
 
-    /// See ``SoftwareKeybag/authenticate(_:)``.
+    /// Evidence of the user's presence for a context, checked by the enclave.
     public func authenticate(_ request: AuthenticationRequest) throws {
-        _ = try call(.authenticate(request))
+        try call(EnclaveCall.Authenticate(request))
     }
 
     public func invalidateAuthentication(context: Data) throws {
-        _ = try call(.invalidateAuthentication(context: context))
+        try call(EnclaveCall.InvalidateAuthentication(context: context))
     }
 
     public func authenticationCapabilities() throws -> AuthenticationCapabilities {
-        var body = try call(.authenticationCapabilities)
-        return try AuthenticationCapabilities(from: &body)
+        try call(EnclaveCall.AuthenticationCapabilities())
     }
 
     // MARK: - Backups
@@ -222,101 +207,81 @@ public final class EnclaveClient: Keybag {
         let id: Data
 
         public func metadataKey(for protection: ProtectionClass) throws -> MetadataKey {
-            var body = try client.call(.backupMetadataKey(session: id, protection))
-            return try MetadataKey(bytes: EnclaveClient.key(&body))
+            try MetadataKey(bytes: client.call(EnclaveCall.BackupMetadataKey(session: id, protection)).bytes)
         }
 
         public func exportSecret(_ blob: Data, protection: ProtectionClass, rowAssociatedData: Data, recordAssociatedData: Data) throws -> Data {
-            var body = try client.call(.exportSecret(
-                session: id, protection, blob: blob, rowAssociatedData: rowAssociatedData, recordAssociatedData: recordAssociatedData))
-            return Data(body.rest())
+            try client.call(EnclaveCall.ExportSecret(
+                session: id, protection, blob: blob, rowAssociatedData: rowAssociatedData, recordAssociatedData: recordAssociatedData)).bytes
         }
 
         public func importSecret(_ blob: Data, protection: ProtectionClass, recordAssociatedData: Data, rowAssociatedData: Data) throws -> Data {
-            var body = try client.call(.importSecret(
-                session: id, protection, blob: blob, recordAssociatedData: recordAssociatedData, rowAssociatedData: rowAssociatedData))
-            return Data(body.rest())
+            try client.call(EnclaveCall.ImportSecret(
+                session: id, protection, blob: blob, recordAssociatedData: recordAssociatedData, rowAssociatedData: rowAssociatedData)).bytes
         }
 
         /// Drops the session's keys in the enclave.
         public func end() {
-            _ = try? client.call(.endBackup(session: id))
+            _ = try? client.call(EnclaveCall.EndBackup(session: id))
         }
     }
 
-    /// See ``SoftwareKeybag/beginBackup(password:passcode:)``.
+    /// A new backup keybag: its session, the archive's header and its integrity key.
     public func beginBackup(password: SecretBytes, passcode: SecretBytes?) throws -> (BackupSession, BackupArchive, BackupIntegrityKey) {
-        var body = try call(.beginBackup(password: password, passcode: passcode))
-        let id = try body.lengthPrefixed(limit: 64)
-        let integrityKey = try BackupIntegrityKey(bytes: body.secret(limit: 32))
-        let header = try BackupArchive(header: &body)
-        return (BackupSession(client: self, id: id), header, integrityKey)
+        let response = try call(EnclaveCall.BeginBackup(password: password, passcode: passcode))
+        return (BackupSession(client: self, id: response.session), response.header, try BackupIntegrityKey(bytes: response.integrityKey))
     }
 
-    /// See ``SoftwareKeybag/openBackup(_:password:)``.
+    /// Opens an archive's backup keybag.
     public func openBackup(
         _ header: BackupArchive, password: SecretBytes
     ) throws -> (session: BackupSession, integrityKey: BackupIntegrityKey, sameDevice: Bool, classes: Set<ProtectionClass>) {
-        var body = try call(.openBackup(header: header, password: password))
-        let id = try body.lengthPrefixed(limit: 64)
-        let integrityKey = try BackupIntegrityKey(bytes: body.secret(limit: 32))
-        let sameDevice = try body.byte() == 1
-        var classes: Set<ProtectionClass> = []
-        for _ in 0..<Int(try body.byte()) { classes.insert(try EnclaveWire.protection(&body)) }
-        return (BackupSession(client: self, id: id), integrityKey, sameDevice, classes)
+        let response = try call(EnclaveCall.OpenBackup(header: header, password: password))
+        return (BackupSession(client: self, id: response.session), try BackupIntegrityKey(bytes: response.integrityKey),
+                response.sameDevice, response.classes)
     }
 
     // MARK: - Escrow
 
-    /// See ``SoftwareKeybag/createEscrow(passcode:)``.
+    /// An escrow keybag of the class C keys: its id and the agent's secret.
     public func createEscrow(passcode: SecretBytes?) throws -> (id: Data, secret: SecretBytes) {
-        var body = try call(.createEscrow(passcode: passcode))
-        let id = try body.lengthPrefixed(limit: 64)
-        return (id, try body.secret(limit: 64))
+        let response = try call(EnclaveCall.CreateEscrow(passcode: passcode))
+        return (response.id, response.secret)
     }
 
-    /// See ``SoftwareKeybag/unlockWithEscrow(id:secret:)``.
+    /// Makes class C available with an escrow keybag's secret.
     public func unlockWithEscrow(id: Data, secret: SecretBytes) throws {
-        _ = try call(.unlockWithEscrow(id: id, secret: secret))
+        try call(EnclaveCall.UnlockWithEscrow(id: id, secret: secret))
     }
 
-    /// See ``SoftwareKeybag/revokeEscrow(id:)``.
+    /// Revokes an escrow keybag.
     public func revokeEscrow(id: Data) throws {
-        _ = try call(.revokeEscrow(id: id))
+        try call(EnclaveCall.RevokeEscrow(id: id))
     }
 
     // MARK: - Lock state and passcode
 
     public func status() throws -> EnclaveStatus {
-        var body = try call(.status)
-        guard let lockState = LockState(rawValue: try body.byte()) else { throw KeychainError.decode("unknown lock state") }
-        let hasPasscode = try body.byte() == 1
-        let autoLock = try body.integer(UInt32.self)
-        let failed = try body.integer(UInt32.self)
-        let memoryLocked = try body.byte() == 1
-        return EnclaveStatus(
-            keybag: KeybagStatus(lockState: lockState, hasPasscode: hasPasscode, autoLockSeconds: autoLock, failedUnlocks: failed),
-            memoryLocked: memoryLocked)
+        try call(EnclaveCall.Status())
     }
 
     public func unlock(passcode: SecretBytes) throws {
-        _ = try call(.unlock(passcode: passcode))
+        try call(EnclaveCall.Unlock(passcode: passcode))
     }
 
     public func lock() throws {
-        _ = try call(.lock)
+        try call(EnclaveCall.Lock())
     }
 
-    /// See ``SoftwareKeybag/changePasscode(old:new:)``. Returns whether the akpu class key
-    /// was destroyed (the caller purges those items).
+    /// Sets, changes or removes the passcode. Returns whether the akpu class key was
+    /// destroyed (the caller purges those items).
     @discardableResult
     public func changePasscode(old: SecretBytes?, new: SecretBytes?) throws -> Bool {
-        var body = try call(.changePasscode(old: old, new: new))
-        return try body.byte() == 1
+        try call(EnclaveCall.ChangePasscode(old: old, new: new))
     }
 
     public func updateSettings(autoLockSeconds: UInt32? = nil, eraseAfterFailures: UInt32? = nil) throws {
-        _ = try call(.updateSettings(autoLockSeconds: autoLockSeconds, eraseAfterFailures: eraseAfterFailures))
+        try call(EnclaveCall.UpdateSettings(autoLockSeconds: autoLockSeconds, eraseAfterFailures: eraseAfterFailures))
     }
 }
 
@@ -339,19 +304,5 @@ private struct MetadataKeyCache: ~Copyable {
     mutating func drop() {
         keys.removeAll()
         generation += 1
-    }
-}
-
-extension EnclaveRequest {
-    /// Whether the request may lock, unlock or remove a class key (so cached metadata
-    /// keys must go).
-    var mayChangeAvailableKeys: Bool {
-        switch self {
-        case .unlock, .lock, .changePasscode, .updateSettings, .authenticate, .unlockWithEscrow: true
-        case .status, .indexKey, .metadataKey, .wrapItemKey, .unwrapItemKey, .invalidateAuthentication,
-            .authenticationCapabilities, .beginBackup, .openBackup, .backupMetadataKey, .exportSecret, .importSecret,
-            .endBackup, .createEscrow, .revokeEscrow:
-            false
-        }
     }
 }

@@ -1,5 +1,6 @@
 public import FoundationEssentials
 public import KeychainModel
+import KeychainProtocol
 
 /// A context in which the user authenticates for items with an access control — what an
 /// `LAContext` is to Apple's keychain. The enclave keeps the proofs; this holds the
@@ -71,7 +72,7 @@ public final class AuthenticationContext: Sendable {
             case .companion:
                 continue
             }
-            try client.call(.authenticate(AuthenticationRequest(context: id, evidence: evidence, operation: operation, reuseSeconds: reuseSeconds)))
+            try client.call(Service.Authenticate(AuthenticationRequest(context: id, evidence: evidence, operation: operation, reuseSeconds: reuseSeconds)))
             shown.append(factor)
         }
         guard shown.count >= required else {
@@ -82,12 +83,12 @@ public final class AuthenticationContext: Sendable {
 
     /// Gives the enclave the application password for this context (nil forgets it).
     public func setApplicationPassword(_ password: SecretBytes?, using client: KeychainClient) throws {
-        try client.call(.authenticate(AuthenticationRequest(context: id, evidence: .applicationPassword(password))))
+        try client.call(Service.Authenticate(AuthenticationRequest(context: id, evidence: .applicationPassword(password))))
     }
 
     /// Forgets everything proven in this context.
     public func invalidate(using client: KeychainClient) throws {
-        try client.call(.invalidateAuthentication(context: id))
+        try client.call(Service.InvalidateAuthentication(context: id))
     }
 
     /// Satisfies what errSecAuthNeeded asked for: the application password (asked for
@@ -125,11 +126,7 @@ public protocol AuthenticationContextProviding: AnyObject {
 extension KeychainClient {
     /// What the enclave can check.
     public func authenticationCapabilities() throws -> AuthenticationCapabilities {
-        guard case .data(let encoded)? = try call(.authenticationCapabilities) else {
-            throw KeychainError.decode("malformed authentication capabilities")
-        }
-        var reader = ByteReader(encoded)
-        return try AuthenticationCapabilities(from: &reader)
+        try call(Service.AuthenticationCapabilitiesRequest())
     }
 
     /// Sends an item request in `context` (when nil, a new single-use one if an item turns
@@ -137,9 +134,13 @@ extension KeychainClient {
     /// query says `kSecUseAuthenticationUIFail` or `Skip`, which the daemon applies — and
     /// sends it again.
     ///
-    /// - Parameter prompt: what the user is told (`kSecUseOperationPrompt`).
+    /// - Parameters:
+    ///   - prompt: what the user is told (`kSecUseOperationPrompt`).
+    ///   - presence: the keychain passcode, sent as the user's presence.
     @discardableResult
-    public func call(_ request: ServiceRequest, in context: AuthenticationContext?, prompt: String? = nil) throws -> KeychainValue? {
+    public func call<Request: ServiceRequest>(
+        _ request: Request, in context: AuthenticationContext?, prompt: String? = nil, presence: SecretBytes? = nil
+    ) throws -> Request.Response {
         var context = context
         var request = context.map { request.inContext($0.id) } ?? request
         let prompt = prompt ?? request.operationPrompt ?? "Authenticate to use a keychain item"
@@ -147,7 +148,7 @@ extension KeychainClient {
         var tried: Set<AccessControl.Factor> = []
         for _ in 0..<4 {  // the password, then each factor, at most
             do {
-                return try call(request)
+                return try call(request, presence: presence)
             } catch let error as KeychainError where error == .authNeeded {
                 guard let requirement = AuthenticationRequirement(details: error.details) else { throw error }
                 let current = context ?? AuthenticationContext()  // most requests never need one
@@ -159,33 +160,6 @@ extension KeychainClient {
                 askedPassword = askedPassword || requirement.applicationPassword
             }
         }
-        return try call(request)
-    }
-}
-
-extension ServiceRequest {
-    /// The request with `kSecUseAuthenticationContext` set to `context` where it has none.
-    func inContext(_ context: Data) -> ServiceRequest {
-        func tagged(_ query: [String: KeychainValue]) -> [String: KeychainValue] {
-            var query = query
-            if query[QueryKey.authenticationContext] == nil { query[QueryKey.authenticationContext] = .data(context) }
-            return query
-        }
-        switch self {
-        case .add(let query): return .add(tagged(query))
-        case .copyMatching(let query): return .copyMatching(tagged(query))
-        case .update(let query, let attributes): return .update(tagged(query), attributes: attributes)
-        case .withUserPresence(let passcode, let inner): return .withUserPresence(passcode: passcode, inner.inContext(context))
-        default: return self
-        }
-    }
-
-    /// `kSecUseOperationPrompt` of an item request.
-    var operationPrompt: String? {
-        switch self {
-        case .add(let query), .copyMatching(let query), .update(let query, _): query[QueryKey.operationPrompt]?.stringValue
-        case .withUserPresence(_, let inner): inner.operationPrompt
-        default: nil
-        }
+        return try call(request, presence: presence)
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import KeychainModel
+import KeychainSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -54,68 +55,42 @@ extension KeychainClient {
 
         /// One connection attempt: nil when nobody listens yet.
         private func attempt() throws -> Int32? {
-            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard fd >= 0 else { throw KeychainError(status: OSStatusCode.io, message: "socket: \(String(cString: strerror(errno)))") }
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            let bytes = Array(paths.socket.utf8)
-            guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            let fd = try UnixSocket.stream()
+            let reason: Int32
+            do {
+                reason = try UnixSocket.connect(fd, to: paths.socket)
+            } catch {
                 close(fd)
-                throw KeychainError.param("socket path longer than 107 bytes: \(paths.socket)")
+                throw error
             }
-            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
-            if connected == 0 { return fd }
-            let reason = errno
+            if reason == 0 { return fd }
             close(fd)
             guard reason == ENOENT || reason == ECONNREFUSED || reason == EAGAIN else {
-                throw KeychainError(status: OSStatusCode.io, message: "connect \(paths.socket): \(String(cString: strerror(reason)))")
+                throw SystemCall.ioError("connect \(paths.socket)", errno: reason)
             }
             return nil
         }
 
-        /// Starts the daemon in a session of its own, its standard streams on /dev/null.
-        /// Several clients may do this at once: all but one daemon find the lock taken and exit.
+        /// Starts the daemon in a session of its own, its standard streams on /dev/null,
+        /// with the environment ``DaemonEnvironment`` allows. Several clients may do this at
+        /// once: all but one daemon find the lock taken and exit.
         private func startDaemon() throws -> pid_t {
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            for fd: Int32 in [0, 1, 2] {
-                posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
-            }
-            var attributes = posix_spawnattr_t()
-            posix_spawnattr_init(&attributes)
-            defer { posix_spawnattr_destroy(&attributes) }
-            posix_spawnattr_setflags(&attributes, 0x80)  // POSIX_SPAWN_SETSID, hidden behind _GNU_SOURCE
-            let words: [String] = [daemon, "--home", paths.home]
-            let argv = words.map { strdup($0) } + [nil]
-            defer { argv.forEach { free($0) } }
-            let variables = ProcessInfo.processInfo.environment.merging(daemonEnvironment) { _, added in added }
-            let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
-            defer { envp.forEach { free($0) } }
-            var pid: pid_t = 0
-            let result = posix_spawn(&pid, daemon, &actions, &attributes, argv, envp)
-            guard result == 0 else {
-                throw KeychainError(status: OSStatusCode.notAvailable, message: "cannot start \(daemon): \(String(cString: strerror(result)))")
-            }
-            return pid
+            try Spawn.process(
+                daemon, arguments: ["--home", paths.home],
+                environment: DaemonEnvironment.forDaemon(client: ProcessInfo.processInfo.environment, explicit: daemonEnvironment),
+                descriptors: Spawn.Descriptors(nullStandardStreams: true), newSession: true, failure: OSStatusCode.notAvailable)
         }
 
         /// Reaps `child` (exited, or not yet): a daemon that outlives us is reparented.
         private func reapLater(_ child: pid_t) {
             DispatchQueue.global(qos: .background).async {
-                var status: Int32 = 0
-                while waitpid(child, &status, 0) < 0, errno == EINTR {}
+                SystemCall.wait(child)
             }
         }
 
         /// Reaps `child` if it has exited: its exit status (128 + the signal that killed it).
         private static func exitStatus(_ child: pid_t) -> Int32? {
-            var status: Int32 = 0
-            guard waitpid(child, &status, WNOHANG) == child else { return nil }
-            return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + status & 0x7f
+            SystemCall.wait(child, options: WNOHANG).map(SystemCall.exitCode)
         }
     }
 }

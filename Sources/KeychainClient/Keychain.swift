@@ -1,5 +1,6 @@
 import Dispatch
 public import KeychainModel
+import KeychainProtocol
 
 /// A keychain as this process sees it: Trousseau's Swift API over securityd.
 ///
@@ -39,14 +40,14 @@ public struct Keychain: Sendable {
     ///   user (an application password); nil: a new one, used once.
     @discardableResult
     public func add(_ attributes: [String: KeychainValue], context: AuthenticationContext? = nil) throws(KeychainError) -> KeychainValue? {
-        try connection.call(.add(attributes), context: context)
+        try connection.call(Service.Add(attributes), context: context)
     }
 
     /// `SecItemCopyMatching`: data, attributes or persistent references of the matching
     /// items, one or an array as `m_Limit` asks. Reading the data of an item whose access
     /// control needs the user asks them, in `context`.
     public func copyMatching(_ query: [String: KeychainValue], context: AuthenticationContext? = nil) throws(KeychainError) -> KeychainValue? {
-        try connection.call(.copyMatching(query), context: context)
+        try connection.call(Service.CopyMatching(query), context: context)
     }
 
     /// `SecItemUpdate`: changes every matching item (asking the user, in `context`, for
@@ -54,12 +55,12 @@ public struct Keychain: Sendable {
     public func update(
         _ query: [String: KeychainValue], with attributes: [String: KeychainValue], context: AuthenticationContext? = nil
     ) throws(KeychainError) {
-        try connection.call(.update(query, attributes: attributes), context: context)
+        try connection.call(Service.Update(query, attributes: attributes), context: context)
     }
 
     /// `SecItemDelete`: deletes every matching item.
     public func delete(_ query: [String: KeychainValue]) throws(KeychainError) {
-        try connection.call(.delete(query), context: nil)
+        try connection.call(Service.Delete(query), context: nil)
     }
 
     // MARK: - Authentication (what LAContext asks of the keychain)
@@ -101,7 +102,7 @@ extension Keychain {
         }
 
         @discardableResult
-        func call(_ request: ServiceRequest, context: AuthenticationContext?) throws(KeychainError) -> KeychainValue? {
+        func call<Request: ServiceRequest>(_ request: Request, context: AuthenticationContext?) throws(KeychainError) -> Request.Response {
             try withClient { try $0.call(request, in: context) }
         }
 

@@ -1,6 +1,8 @@
 import Dispatch
 import FoundationEssentials
 public import KeychainModel
+public import KeychainProtocol
+import KeychainSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -51,56 +53,60 @@ public final class KeychainClient: Sendable {
 
     /// Sends a request and waits for its response.
     ///
+    /// - Parameter presence: the keychain passcode, sent as the user's presence (requests
+    ///   whose ``Authorization`` asks for it, and the tool reaching other groups' items).
     /// - Throws: the daemon's OSStatus, or `errSecIO` when the connection broke after the
     ///   daemon read the request.
     @discardableResult
-    public func call(_ request: ServiceRequest) throws -> KeychainValue? {
-        var payload = ServiceWire.encode(request)
-        defer { payload.withUnsafeMutableBytes { SecretBytes.zero($0) } }
+    public func call<Request: ServiceRequest>(_ request: Request, presence: SecretBytes? = nil) throws -> Request.Response {
+        var payload = ServiceWire.encode(request, presence: presence)
+        defer { payload.zero() }
         // securityd would drop the connection on a frame this large; say why instead.
-        guard payload.count <= ServiceWire.maximumFrameSize else {
+        guard payload.bytes.count <= ServiceWire.maximumFrameSize else {
             throw KeychainError(status: OSStatusCode.dataTooLarge, message: "the request is larger than \(ServiceWire.maximumFrameSize) bytes")
         }
-        let response = try connection.withLock { fd -> ServiceResponse in
+        let frame = try connection.withLock { fd -> SecretBytes in
             // A few tries: a daemon that refuses the connection (stopping, full) is followed by another.
             for _ in 0..<3 {
                 if fd < 0 { fd = try endpoint.open() }
-                let frame: Data?
+                let frame: SecretBytes?
                 do {
-                    frame = try FrameIO.exchange(payload, on: fd, maximumSize: ServiceWire.maximumFrameSize)
+                    // Not zeroed yet: a request the daemon never read goes to the next one.
+                    frame = try FrameIO.exchange(&payload, on: fd, maximumSize: ServiceWire.maximumFrameSize, zeroing: false)
                 } catch {
                     close(fd)
                     fd = -1
                     throw error
                 }
-                if let frame { return try ServiceWire.decodeResponse(frame) }
+                if let frame { return frame }
                 close(fd)  // the daemon went away without reading the request
                 fd = -1
             }
             throw KeychainError(status: OSStatusCode.io, message: "securityd closed the connection unread three times")
         }
-        return try response.get()
+        var reader = ByteReader(frame)
+        return try ServiceWire.decodeResponse(&reader, to: Request.self)
     }
 
     // MARK: - SecItem
 
     /// `SecItemAdd`.
     public func add(_ query: [String: KeychainValue]) throws -> KeychainValue? {
-        try call(.add(query))
+        try call(Service.Add(query))
     }
 
     /// `SecItemCopyMatching`.
     public func copyMatching(_ query: [String: KeychainValue]) throws -> KeychainValue? {
-        try call(.copyMatching(query))
+        try call(Service.CopyMatching(query))
     }
 
     /// `SecItemUpdate`.
     public func update(_ query: [String: KeychainValue], attributes: [String: KeychainValue]) throws {
-        try call(.update(query, attributes: attributes))
+        try call(Service.Update(query, attributes: attributes))
     }
 
     /// `SecItemDelete`.
     public func delete(_ query: [String: KeychainValue]) throws {
-        try call(.delete(query))
+        try call(Service.Delete(query))
     }
 }

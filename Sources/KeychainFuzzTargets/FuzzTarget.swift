@@ -1,7 +1,8 @@
 public import FoundationEssentials
-import Enclave
+import EnclaveProtocol
 import KeychainCrypto
 import KeychainModel
+import KeychainProtocol
 
 /// The decoders that read bytes an attacker chooses, as fuzz targets: libFuzzer drives
 /// them in `Fuzz/` (scripts/fuzz), and the test suite replays the committed corpus
@@ -21,8 +22,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     public func run(_ input: Data) {
         switch self {
         case .frame:
-            _ = try? ServiceWire.decodeRequest(input)
-            _ = try? EnclaveWire.decodeRequest(input)
+            var service = ByteReader(input)
+            _ = try? ServiceWire.decodeRequest(&service)
+            var enclave = ByteReader(input)
+            _ = try? EnclaveWire.decodeRequest(&enclave)
         case .query:
             var reader = ByteReader(input)
             guard case .dictionary(let dictionary)? = try? KeychainValue.decode(from: &reader) else { return }
@@ -51,11 +54,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         switch target {
         case .frame:
             return [
-                ServiceWire.encode(.add(item)), ServiceWire.encode(.copyMatching(search)),
-                ServiceWire.encode(.update(search, attributes: ["labl": .string("new")])), ServiceWire.encode(.delete(internet)),
-                ServiceWire.encode(.lock), ServiceWire.encode(.unlock(passcode: SecretBytes("1234".utf8))),
-                EnclaveWire.encode(.status), EnclaveWire.encode(.metadataKey(.whenUnlocked)),
-            ]
+                ServiceWire.encode(Service.Add(item)), ServiceWire.encode(Service.CopyMatching(search)),
+                ServiceWire.encode(Service.Update(search, attributes: ["labl": .string("new")])),
+                ServiceWire.encode(Service.Delete(internet), presence: SecretBytes("1234".utf8)),
+                ServiceWire.encode(Service.Lock()), ServiceWire.encode(Service.Unlock(passcode: SecretBytes("1234".utf8))),
+                EnclaveWire.encode(EnclaveCall.Status()), EnclaveWire.encode(EnclaveCall.MetadataKey(.whenUnlocked)),
+            ].map { Data($0.bytes) }
         case .query:
             return [item, internet, search].map { query in
                 var out = Data()

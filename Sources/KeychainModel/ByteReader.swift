@@ -1,44 +1,69 @@
 public import FoundationEssentials
 
 /// A bounds-checked reader over bytes, for every binary format we parse (attribute blobs,
-/// the keybag file, enclave frames): each read past the end throws `errSecDecode`.
+/// the keybag file, request and enclave frames): each read past the end throws `errSecDecode`.
+///
+/// The bytes live in zeroing storage (``SecretBytes``): a frame may carry a passcode, a
+/// secret or a key, and no copy of it outlives the reader unzeroed.
 public struct ByteReader {
-    private let bytes: [UInt8]
+    private let storage: SecretBytes
     private var offset = 0
 
-    public init(_ data: Data) { bytes = Array(data) }
+    /// Reads a copy of `data`.
+    public init(_ data: Data) {
+        storage = data.withUnsafeBytes { SecretBytes(copying: $0) }
+    }
 
-    public var isAtEnd: Bool { offset == bytes.count }
-    public var remaining: Int { bytes.count - offset }
+    /// Reads `bytes` in place (a frame received into zeroing storage).
+    public init(_ bytes: SecretBytes) {
+        storage = bytes
+    }
+
+    public var isAtEnd: Bool { offset == storage.count }
+    public var remaining: Int { storage.count - offset }
+
+    /// The next `count` bytes, for `body` only; advances past them.
+    private mutating func take<R>(_ count: Int, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+        guard count >= 0, count <= remaining else { throw KeychainError.decode("truncated data") }
+        defer { offset += count }
+        return try storage.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[offset..<offset + count])) }
+    }
 
     public mutating func byte() throws -> UInt8 {
-        let slice = try bytes(1)
-        return slice[slice.startIndex]  // slices keep their parent's indices
+        try take(1) { $0[0] }
     }
 
     public mutating func bytes(_ count: Int) throws -> ArraySlice<UInt8> {
-        guard count >= 0, count <= remaining else { throw KeychainError.decode("truncated data") }
-        defer { offset += count }
-        return bytes[offset..<offset + count]
+        try take(count) { ArraySlice($0) }
     }
 
     /// A big-endian integer.
     public mutating func integer<T: FixedWidthInteger>(_: T.Type) throws -> T {
-        try bytes(MemoryLayout<T>.size).reduce(T.zero) { ($0 << 8) | T($1) }
+        try take(MemoryLayout<T>.size) { $0.reduce(T.zero) { ($0 << 8) | T($1) } }
     }
 
     /// A 32-bit-length-prefixed byte string of at most `limit` bytes.
     public mutating func lengthPrefixed(limit: Int = Int(UInt32.max)) throws -> Data {
         let length = Int(try integer(UInt32.self))
         guard length <= limit else { throw KeychainError.decode("field longer than \(limit) bytes") }
-        return Data(try bytes(length))
+        return try take(length) { Data($0) }
+    }
+
+    /// A 32-bit-length-prefixed UTF-8 string of at most `limit` bytes.
+    public mutating func string(limit: Int) throws -> String {
+        let length = Int(try integer(UInt32.self))
+        guard length <= limit else { throw KeychainError.decode("field longer than \(limit) bytes") }
+        guard let string = try take(length, { String(validating: $0, as: UTF8.self) }) else {
+            throw KeychainError.decode("a string is not UTF-8")
+        }
+        return string
     }
 
     /// A 32-bit-length-prefixed secret of at most `limit` bytes, copied into zeroing storage.
     public mutating func secret(limit: Int) throws -> SecretBytes {
         let length = Int(try integer(UInt32.self))
         guard length <= limit else { throw KeychainError.decode("secret field longer than \(limit) bytes") }
-        return SecretBytes(try bytes(length))
+        return try take(length) { SecretBytes(copying: $0) }
     }
 
     /// An optional secret: a presence byte, then ``secret(limit:)``.
@@ -48,8 +73,17 @@ public struct ByteReader {
 
     /// Everything not read yet.
     public mutating func rest() -> ArraySlice<UInt8> {
-        defer { offset = bytes.count }
-        return bytes[offset...]
+        (try? take(remaining) { ArraySlice($0) }) ?? []  // take(remaining) cannot fail
+    }
+
+    /// Everything not read yet, copied into zeroing storage.
+    public mutating func restAsSecret() -> SecretBytes {
+        (try? take(remaining) { SecretBytes(copying: $0) }) ?? SecretBytes([])  // cannot fail
+    }
+
+    /// Throws unless every byte was read.
+    public func expectEnd(_ what: String) throws {
+        guard isAtEnd else { throw KeychainError.decode("trailing bytes in \(what)") }
     }
 }
 

@@ -58,3 +58,23 @@ public struct ByteWriter {
         }
     }
 }
+
+extension ByteWriter {
+    /// Appends a secret after its 32-bit big-endian length.
+    public mutating func appendSecret(_ secret: SecretBytes) {
+        appendInteger(UInt32(secret.count))
+        secret.withUnsafeBytes { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends a presence byte and, when present, the secret (``appendSecret(_:)``).
+    public mutating func appendOptionalSecret(_ secret: SecretBytes?) {
+        append(secret == nil ? 0 : 1)
+        if let secret { appendSecret(secret) }
+    }
+
+    /// Appends a presence byte and, when present, the value (`encode` writes it).
+    public mutating func appendOptional<T>(_ value: T?, _ encode: (T, inout ByteWriter) -> Void) {
+        append(value == nil ? 0 : 1)
+        if let value { encode(value, &self) }
+    }
+}

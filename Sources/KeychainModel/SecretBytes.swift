@@ -20,6 +20,27 @@ public final class SecretBytes: @unchecked Sendable {
         count = array.count
     }
 
+    /// `count` bytes of zeroing storage that `initialize` fills (a frame read from a socket
+    /// lands here directly, so no unzeroed copy of it exists).
+    public init(count: Int, initializingWith initialize: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        storage.initializeMemory(as: UInt8.self, repeating: 0)
+        do {
+            try initialize(UnsafeMutableRawBufferPointer(rebasing: storage[0..<count]))
+        } catch {
+            Self.zero(storage)
+            storage.deallocate()
+            throw error
+        }
+        buffer = storage
+        self.count = count
+    }
+
+    /// Copies `bytes` into zeroing storage.
+    public convenience init(copying bytes: UnsafeRawBufferPointer) {
+        self.init(count: bytes.count) { $0.copyMemory(from: bytes) }
+    }
+
     /// Number of secret bytes.
     public let count: Int
 

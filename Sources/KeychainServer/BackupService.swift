@@ -3,7 +3,7 @@ import FoundationEssentials
 import KeychainCrypto
 import KeychainModel
 import KeychainStore
-import Keybag
+import KeychainSystem
 
 /// Backups and restores: the store re-seals rows as records, the enclave re-wraps their
 /// keys under a backup keybag, and this writes or reads the one authenticated file.

@@ -3,6 +3,7 @@ public import CodeSigning
 import FoundationEssentials
 import KeychainCrypto
 public import KeychainModel
+import KeychainSystem
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import KeychainModel
+import KeychainSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -19,36 +20,18 @@ public enum ListeningSocket {
         guard stat(directory, &info) == 0, info.st_uid == getuid(), info.st_mode & 0o077 == 0 else {
             throw KeychainError(status: OSStatusCode.io, message: "\(directory) must belong to this user with mode 0700")
         }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw error("socket") }
-        var address = try socketAddress(path)
+        let fd = try UnixSocket.stream()
         unlink(path)  // a stale socket from a daemon that died; the daemon lock says none runs
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard bound == 0, chmod(path, 0o600) == 0, listen(fd, 128) == 0 else {
-            let failure = error("cannot listen on \(path)")
+        do {
+            try UnixSocket.listen(fd, at: path)
+        } catch {
             close(fd)
-            throw failure
+            throw error
         }
         return fd
     }
 
-    /// A `sockaddr_un` for `path`.
-    ///
-    /// - Throws: `errSecParam` when the path does not fit (107 bytes).
-    public static func socketAddress(_ path: String) throws -> sockaddr_un {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            throw KeychainError.param("socket path longer than 107 bytes: \(path)")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        return address
-    }
-
     static func error(_ what: String) -> KeychainError {
-        KeychainError(status: OSStatusCode.io, message: "\(what): \(String(cString: strerror(errno)))")
+        SystemCall.ioError(what)
     }
 }

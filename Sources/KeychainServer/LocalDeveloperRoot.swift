@@ -35,7 +35,7 @@ struct LocalDeveloperRoot: Sendable {
         ]
     }
 
-    private var groups: AccessGroups { AccessGroups([Self.accessGroup]) }
+    private var groups: AccessGroups { .daemonActingForItself(in: Self.accessGroup) }
 
     private func loadOrCreateKey() throws -> P256.Signing.PrivateKey {
         if let key = try loadKey() { return key }

@@ -1,6 +1,8 @@
 import Dispatch
 import FoundationEssentials
 import KeychainModel
+import KeychainProtocol
+import KeychainSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -97,17 +99,17 @@ public final class SecurityDaemon: Sendable {
             caller = try identification.identify(connection: connection)
         } catch let error as KeychainError {
             DaemonLog.write("refused a caller: \(error)")
-            try? FrameIO.write(ServiceWire.encode(ServiceResponse(error: error)), to: connection)
+            try? FrameIO.write(ServiceWire.failure(error), to: connection)
             return
         } catch {
             return
         }
         FrameIO.serve(
             connection, maximumSize: ServiceWire.maximumFrameSize,
-            failure: { ServiceWire.encode(ServiceResponse(error: $0)) },
+            failure: { ServiceWire.failure($0) },
             closing: { DaemonLog.write("closed the connection of pid \(caller.pid): \($0)") }
-        ) { frame in
-            let response = ServiceWire.encode(dispatcher.respond(to: try ServiceWire.decodeRequest(frame), from: caller))
+        ) { reader in
+            let response = try dispatcher.respond(to: &reader, from: caller)
             state.withLock { $0.lastActivity = .now }
             return response
         }

@@ -2,29 +2,35 @@ import KeychainModel
 import KeychainStore
 
 extension RequestDispatcher {
+    /// What a SecItem request does to items, for deciding how far the caller reaches.
+    enum ItemAccess {
+        case add(attributes: [String: KeychainValue])
+        /// A search; `returnsData` when it reads secrets.
+        case search(query: [String: KeychainValue], returnsData: Bool)
+        /// An update or delete of the items `query` selects.
+        case change(query: [String: KeychainValue])
+    }
+
     /// The groups a SecItem request of `caller` may touch. An application has its
     /// entitled groups. The `security` tool has its own group; it lists every item's
     /// attributes; reading another group's secret or changing another group's item needs
     /// the user's presence (see ``requirePresenceOnceAPasscodeIsSet(_:)``). The local
     /// developer root's key is beyond everyone's reach.
-    func reach(of caller: Caller, for request: ServiceRequest, presence: Bool) throws -> AccessGroups {
+    func reach(of caller: Caller, for access: ItemAccess, presence: Bool) throws -> AccessGroups {
         guard caller.role == .securityTool else { return caller.accessGroups }
         let everything = AccessGroups.every(own: Caller.securityToolGroup, except: [LocalDeveloperRoot.accessGroup])
         if presence { return everything }
         let query: [String: KeychainValue]
-        switch request {
+        switch access {
         case .add(let added):
             guard case .string(let group)? = added["agrp"], group != Caller.securityToolGroup else { return caller.accessGroups }
             try requirePresenceOnceAPasscodeIsSet("adding to another application's group")
             return everything
-        case .copyMatching(let searched):
-            let returnsData = (try? ItemQuery(searched, for: .copyMatching))?.returnTypes.contains(.data) ?? false
+        case .search(let searched, let returnsData):
             guard returnsData else { return everything }
             query = searched
-        case .update(let searched, _), .delete(let searched):
+        case .change(let searched):
             query = searched
-        default:
-            return caller.accessGroups
         }
         guard try matchesOutsideOwnGroup(query, everything) else { return caller.accessGroups }
         try requirePresenceOnceAPasscodeIsSet("another application's item")

@@ -2,7 +2,7 @@ import FoundationEssentials
 import GRDB
 public import KeychainCrypto
 public import KeychainModel
-public import Keybag
+public import EnclaveProtocol
 
 /// What a backup held and left out.
 public struct BackupReport: Sendable, Hashable {

@@ -2,7 +2,7 @@ import FoundationEssentials
 import GRDB
 import KeychainCrypto
 public import KeychainModel
-public import Keybag
+public import EnclaveProtocol
 
 #if canImport(Glibc)
 import Glibc
@@ -27,13 +27,13 @@ public final class KeychainStore: Sendable {
     /// The lock file that serializes schema migrations between processes.
     static let lockFileName = "keychain.lock"
 
-    /// Opens (creating if needed) the store in `directory` with keys from `keybag`.
+    /// Opens (creating if needed) the store in `directory` with keys from `keybag`. The
+    /// process will hold metadata keys and, briefly, item keys and secrets: securityd
+    /// hardens itself (``ProcessHardening``) in its `main` before it opens a store.
     ///
     /// - Throws: `errSecIO` when the directory or database cannot be opened, or a
     ///   keybag error.
     public init(directory: String, keybag: any Keybag) throws {
-        // This process will hold metadata keys and, briefly, item keys and secrets.
-        try ProcessHardening.apply()
         let path = directory + "/" + Self.databaseFileName
         try Self.createPrivateFile(path)
         var configuration = Configuration()

@@ -1,6 +1,6 @@
 import KeychainCrypto
 import KeychainModel
-import Keybag
+import EnclaveProtocol
 
 /// The keys one store operation uses: each class's metadata key is asked of the keybag
 /// once per operation and forgotten when the operation ends, so a lock (which removes

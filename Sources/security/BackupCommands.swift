@@ -1,6 +1,7 @@
 import FoundationEssentials
 import KeychainCrypto
 import KeychainModel
+import KeychainProtocol
 
 
 /// Linux additions: backups of the keychain, their restore and inspection.
@@ -49,14 +50,13 @@ enum BackupCommands {
             return OSStatusCode.authFailed
         }
         do {
-            let result = try session.call(.createBackup(path: absolute(path), password: first), purpose: "make a backup")
-            let counts = try Counts(result)
-            var text = "backed up \(counts["backedUp"]) items to \(path)\n"
-            if counts["passcodeSetItems"] > 0 { text += "left out \(counts["passcodeSetItems"]) WhenPasscodeSetThisDeviceOnly items (never backed up)\n" }
-            if counts["applicationPasswordItems"] > 0 {
-                text += "left out \(counts["applicationPasswordItems"]) items protected by an application password\n"
+            let counts = try session.call(Service.CreateBackup(path: absolute(path), password: first), purpose: "make a backup")
+            var text = "backed up \(counts.backedUp) items to \(path)\n"
+            if counts.passcodeSetItems > 0 { text += "left out \(counts.passcodeSetItems) WhenPasscodeSetThisDeviceOnly items (never backed up)\n" }
+            if counts.applicationPasswordItems > 0 {
+                text += "left out \(counts.applicationPasswordItems) items protected by an application password\n"
             }
-            if counts["unreadable"] > 0 { text += "left out \(counts["unreadable"]) items that could not be decrypted\n" }
+            if counts.unreadable > 0 { text += "left out \(counts.unreadable) items that could not be decrypted\n" }
             ToolOutput.print(text)
             return 0
         } catch {
@@ -67,14 +67,13 @@ enum BackupCommands {
     private static func restore(_ path: String, _ session: ToolSession) -> Int32 {
         guard let password = PasswordPrompt.read("backup password: ") else { return -1 }
         do {
-            let result = try session.call(.restoreBackup(path: absolute(path), password: password))
-            let counts = try Counts(result)
-            var text = "restored \(counts["restored"]) items, replaced \(counts["replaced"]) older ones, kept \(counts["keptExisting"]) as new or newer\n"
-            if counts["otherDeviceOnly"] > 0 {
-                text += "not restored: \(counts["otherDeviceOnly"]) ThisDeviceOnly items made on another device\n"
+            let counts = try session.call(Service.RestoreBackup(path: absolute(path), password: password))
+            var text = "restored \(counts.restored) items, replaced \(counts.replaced) older ones, kept \(counts.keptExisting) as new or newer\n"
+            if counts.otherDeviceOnly > 0 {
+                text += "not restored: \(counts.otherDeviceOnly) ThisDeviceOnly items made on another device\n"
             }
-            if counts["otherDeviceEnrollment"] > 0 {
-                text += "not restored: \(counts["otherDeviceEnrollment"]) items bound to another device's biometric enrollment\n"
+            if counts.otherDeviceEnrollment > 0 {
+                text += "not restored: \(counts.otherDeviceEnrollment) items bound to another device's biometric enrollment\n"
             }
             ToolOutput.print(text)
             return 0
@@ -129,17 +128,4 @@ enum BackupCommands {
     }
 
     /// The counts a backup or restore answered with.
-    private struct Counts {
-        let values: [String: KeychainValue]
-
-        init(_ result: KeychainValue?) throws {
-            guard case .dictionary(let values)? = result else { throw KeychainError.decode("securityd answered without counts") }
-            self.values = values
-        }
-
-        subscript(_ name: String) -> Int64 {
-            guard case .number(let value)? = values[name] else { return 0 }
-            return value
-        }
-    }
 }

@@ -2,6 +2,7 @@ import CodeSigning
 import Crypto
 import FoundationEssentials
 import KeychainModel
+import KeychainProtocol
 import X509
 
 #if canImport(Glibc)
@@ -50,16 +51,11 @@ enum CodeSigningCommands {
         let key = P256.Signing.PrivateKey()
         do {
             let team = try TeamIdentifier(team)
-            let result = try session.call(
-                .issueDeveloperCertificate(team: team.rawValue, applicationGroups: appGroups, publicKey: key.publicKey.rawRepresentation),
+            let issued = try session.call(
+                Service.IssueDeveloperCertificate(team: team.rawValue, applicationGroups: appGroups, publicKey: key.publicKey.rawRepresentation),
                 purpose: "use the local developer root")
-            guard case .dictionary(let issued)? = result, case .data(let certificate)? = issued["certificate"],
-                case .data(let root)? = issued["root"]
-            else {
-                throw KeychainError.decode("securityd answered without a certificate")
-            }
-            let identity = try DeveloperIdentity(key: key, certificate: DeveloperCertificate(Certificate(derEncoded: Array(certificate))))
-            try identity.write(to: out, root: DeveloperRoot(Certificate(derEncoded: Array(root))))
+            let identity = try DeveloperIdentity(key: key, certificate: DeveloperCertificate(Certificate(derEncoded: Array(issued.certificate))))
+            try identity.write(to: out, root: DeveloperRoot(Certificate(derEncoded: Array(issued.root))))
             ToolOutput.print("developer identity for team \(team) in \(out)\n")
             return 0
         } catch {

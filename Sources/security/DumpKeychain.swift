@@ -1,5 +1,6 @@
 import FoundationEssentials
 import KeychainModel
+import KeychainProtocol
 
 #if canImport(Glibc)
 import Glibc
@@ -35,7 +36,7 @@ enum DumpKeychain {
                 ]
                 if showData { query[QueryKey.returnData] = .bool(true) }
                 do {
-                    guard case .array(let items)? = try session.call(.copyMatching(query)) else { continue }
+                    guard case .array(let items)? = try session.call(Service.CopyMatching(query)) else { continue }
                     for case .dictionary(let item) in items {
                         let data = showData ? Array(item[QueryKey.valueData]?.dataValue ?? Data()) : nil
                         out += ItemPrinter.block(item, of: passwordClass, keychainPath: session.keychainPath, data: data)

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import KeychainModel
+import KeychainProtocol
 
 #if canImport(Glibc)
 import Glibc
@@ -28,18 +29,17 @@ enum EscrowCommands {
         do {
             switch (arguments[1], out, parsed.operands.count) {
             case ("create", let out?, 0):
-                guard case .dictionary(let result)? = try session.call(.createEscrow, purpose: "make an escrow keybag"),
-                    case .data(let id)? = result["id"], case .data(let secret)? = result["secret"]
-                else { throw KeychainError.decode("securityd answered without an escrow") }
-                try write("\(fileTag) \(id.lowercaseHex) \(secret.lowercaseHex)\n", to: out)
-                ToolOutput.print("escrow keybag \(id.lowercaseHex) written to \(out)\n")
+                let escrow = try session.call(Service.CreateEscrow(), purpose: "make an escrow keybag")
+                let secret = escrow.secret.withUnsafeBytes { Data($0) }.lowercaseHex
+                try write("\(fileTag) \(escrow.id.lowercaseHex) \(secret)\n", to: out)
+                ToolOutput.print("escrow keybag \(escrow.id.lowercaseHex) written to \(out)\n")
             case ("unlock", nil, 1):
                 let (id, secret) = try read(parsed.operands[0])
-                try session.call(.unlockWithEscrow(id: id, secret: secret))
+                try session.call(Service.UnlockWithEscrow(id: id, secret: secret))
             case ("revoke", nil, 1):
                 let operand = parsed.operands[0]
                 let id = try bytes(operand).flatMap { $0.count == 16 ? $0 : nil } ?? read(operand).id
-                try session.call(.revokeEscrow(id: id), purpose: "revoke an escrow keybag")
+                try session.call(Service.RevokeEscrow(id: id), purpose: "revoke an escrow keybag")
             default:
                 return ToolCommand.showUsage
             }

@@ -1,5 +1,6 @@
 import KeychainClient
 import KeychainModel
+import KeychainProtocol
 
 /// The keychain's own commands: lock and unlock, its password, its settings and state.
 enum KeychainCommands {
@@ -20,7 +21,7 @@ enum KeychainCommands {
             return report("SecKeychainUnlock \(name ?? "<NULL>")", OSStatusCode.interactionNotAllowed)
         }
         guard let passcode = password ?? PasswordPrompt.read("password to unlock \(name ?? "default"): ") else { return -1 }
-        return call(.unlock(passcode: passcode), keychain: name, function: "SecKeychainUnlock \(name ?? "<NULL>")", session)
+        return call(Service.Unlock(passcode: passcode), keychain: name, function: "SecKeychainUnlock \(name ?? "<NULL>")", session)
     }
 
     static func lock(_ arguments: [String], _ session: ToolSession) -> Int32 {
@@ -29,7 +30,7 @@ enum KeychainCommands {
             all = option.name == "a"
             return all
         }), operands.count <= 1, !(all && !operands.isEmpty) else { return ToolCommand.showUsage }
-        return call(.lock, keychain: operands.first, function: "SecKeychainLock \(operands.first ?? "<NULL>")", session)
+        return call(Service.Lock(), keychain: operands.first, function: "SecKeychainLock \(operands.first ?? "<NULL>")", session)
     }
 
     static func setPassword(_ arguments: [String], _ session: ToolSession) -> Int32 {
@@ -46,7 +47,7 @@ enum KeychainCommands {
         let function = "SecKeychainChangePassword \(operands.first ?? session.keychainPath)"
         if let name = operands.first, !session.names(keychain: name) { return report(function, OSStatusCode.noSuchKeychain) }
         do {
-            let hasPasscode = try KeychainStatus(session.call(.keychainStatus)).hasPasscode
+            let hasPasscode = try session.call(Service.KeychainStatusRequest()).hasPasscode
             var old: SecretBytes?
             if hasPasscode {
                 guard let entered = oldPassword.map({ SecretBytes($0.utf8) }) ?? PasswordPrompt.read("Old Password: ") else { return -1 }
@@ -64,7 +65,7 @@ enum KeychainCommands {
                 new = first
             }
             // Removing the password makes the daemon delete WhenPasscodeSetThisDeviceOnly items.
-            try session.call(.changePasscode(old: old, new: new.isEmpty ? nil : new))
+            try session.call(Service.ChangePasscode(old: old, new: new.isEmpty ? nil : new))
             return 0
         } catch {
             ToolOutput.report(function, error)
@@ -82,7 +83,7 @@ enum KeychainCommands {
             }
             return true
         }), operands.count <= 1 else { return ToolCommand.showUsage }
-        return call(.updateSettings(autoLockSeconds: timeout), keychain: operands.first,
+        return call(Service.UpdateSettings(autoLockSeconds: timeout), keychain: operands.first,
                     function: "SecKeychainSetSettings \(operands.first ?? session.keychainPath)", session)
     }
 
@@ -91,9 +92,9 @@ enum KeychainCommands {
         let name = operands.first ?? session.keychainPath
         let function = "SecKeychainCopySettings \(name)"
         if !session.names(keychain: name) { return report(function, OSStatusCode.noSuchKeychain) }
-        let status: KeychainStatus
+        let status: Service.KeychainStatus
         do {
-            status = try KeychainStatus(session.call(.keychainStatus))
+            status = try session.call(Service.KeychainStatusRequest())
         } catch {
             ToolOutput.report(function, error)
             return error.status
@@ -122,7 +123,7 @@ enum KeychainCommands {
         return parsed.operands
     }
 
-    private static func call(_ request: ServiceRequest, keychain name: String?, function: String, _ session: ToolSession) -> Int32 {
+    private static func call<Request: ServiceRequest>(_ request: Request, keychain name: String?, function: String, _ session: ToolSession) -> Int32 {
         if let name, !session.names(keychain: name) { return report(function, OSStatusCode.noSuchKeychain) }
         do {
             try session.call(request)
@@ -139,30 +140,9 @@ enum KeychainCommands {
     }
 }
 
-/// The keychain's state as securityd reports it.
-struct KeychainStatus {
-    var state: LockState
-    var hasPasscode: Bool
-    var autoLockSeconds: Int64
-    var failedUnlocks: Int64
-    var memoryLocked: Bool
-
-    init(_ value: KeychainValue?) throws(KeychainError) {
-        guard case .dictionary(let fields)? = value,
-            case .number(let rawState)? = fields["state"], let state = LockState(rawValue: UInt8(clamping: rawState)),
-            case .bool(let passcode)? = fields["passcode"],
-            case .number(let autoLock)? = fields["autoLockSeconds"], case .number(let failed)? = fields["failedUnlocks"],
-            case .bool(let memoryLocked)? = fields["memoryLocked"]
-        else { throw KeychainError.decode("malformed keychain status") }
-        self.state = state
-        hasPasscode = passcode
-        autoLockSeconds = autoLock
-        failedUnlocks = failed
-        self.memoryLocked = memoryLocked
-    }
-
+extension Service.KeychainStatus {
     var stateDescription: String {
-        switch state {
+        switch lockState {
         case .beforeFirstUnlock: "locked (before first unlock)"
         case .unlocked: "unlocked"
         case .locked: "locked"
@@ -171,6 +151,6 @@ struct KeychainStatus {
 
     /// The classes usable now.
     var availableClasses: [ProtectionClass] {
-        ProtectionClass.allCases.filter { $0.isAvailable(in: state, hasPasscode: hasPasscode) }
+        ProtectionClass.allCases.filter { $0.isAvailable(in: lockState, hasPasscode: hasPasscode) }
     }
 }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import KeychainModel
+import KeychainProtocol
 
 /// `add-`, `find-` and `delete-generic-password` and their internet-password twins, with
 /// macOS's flags, output, messages and statuses.
@@ -60,7 +61,7 @@ enum PasswordItemCommands {
         var item = attributes.newItem()
         item[QueryKey.valueData] = .data(password?.withUnsafeBytes { Data($0) } ?? Data())
         do {
-            try session.call(.add(item))
+            try session.call(Service.Add(item))
             return 0
         } catch {
             ToolOutput.report(function, error)
@@ -99,7 +100,7 @@ enum PasswordItemCommands {
             else { return false }
             var changes = attributes.changes()
             if let password { changes[QueryKey.valueData] = .data(password.withUnsafeBytes { Data($0) }) }
-            try session.call(.update([QueryKey.valuePersistentRef: reference], attributes: changes))
+            try session.call(Service.Update([QueryKey.valuePersistentRef: reference], attributes: changes))
             return true
         } catch {
             if error.status != OSStatusCode.itemNotFound { ToolOutput.report("SecKeychainItemModifyContent", error) }
@@ -199,7 +200,7 @@ enum PasswordItemCommands {
             else { throw KeychainError.itemNotFound }
             ToolOutput.print(ItemPrinter.block(found, of: passwordClass, keychainPath: session.keychainPath))
             // Like macOS, delete the first match only.
-            try session.call(.delete([QueryKey.valuePersistentRef: reference]))
+            try session.call(Service.Delete([QueryKey.valuePersistentRef: reference]))
             ToolOutput.error("password has been deleted.\n")
             return 0
         } catch {
@@ -234,7 +235,7 @@ enum PasswordItemCommands {
         query[QueryKey.returnPersistentRef] = .bool(true)
         if withData { query[QueryKey.returnData] = .bool(true) }
         do {
-            guard case .dictionary(let item)? = try session.call(.copyMatching(query)) else { return nil }
+            guard case .dictionary(let item)? = try session.call(Service.CopyMatching(query)) else { return nil }
             return item
         } catch where error.status == OSStatusCode.itemNotFound {
             return nil

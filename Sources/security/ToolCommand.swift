@@ -1,5 +1,6 @@
 import KeychainClient
 import KeychainModel
+import KeychainProtocol
 
 /// One command of the tool: its name, the usage line `help <command>` and a usage error
 /// print, its one-line description, and what it runs.
@@ -50,7 +51,9 @@ final class ToolSession {
     /// application's item, or the local developer root, once a keychain password is set),
     /// asks for the keychain password once and sends the request again with it.
     @discardableResult
-    func call(_ request: ServiceRequest, purpose: String = "access another application's items") throws(KeychainError) -> KeychainValue? {
+    func call<Request: ServiceRequest>(
+        _ request: Request, purpose: String = "access another application's items"
+    ) throws(KeychainError) -> Request.Response {
         let client = try keychain()
         do {
             // An item whose access control needs the user asks them through the front end
@@ -59,7 +62,7 @@ final class ToolSession {
                 return try client.call(request, in: nil)
             } catch let error as KeychainError where error.status == OSStatusCode.interactionRequired {
                 guard let passcode = PasswordPrompt.read("password to \(purpose) in \(keychainPath): ") else { throw error }
-                return try client.call(.withUserPresence(passcode: passcode, request), in: nil)
+                return try client.call(request, in: nil, presence: passcode)
             }
         } catch {
             throw KeychainError.from(error)

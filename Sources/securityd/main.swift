@@ -6,7 +6,7 @@ import FoundationEssentials
 import KeychainModel
 import KeychainServer
 import KeychainStore
-import Keybag
+import KeychainSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +17,10 @@ import Glibc
 //
 // Environment: KEYCHAIN_HOME, XDG_DATA_HOME, XDG_RUNTIME_DIR (see KeychainPaths);
 // TROUSSEAU_SECURITYD_IDLE_SECONDS (exit after this long without clients; 0: never;
-// default 600); TROUSSEAU_SECURITYD_LOG (a file for diagnostics); TROUSSEAU_UNSAFE_FAST_KDF=1 (tests only: cheap passcode derivation).
+// default 600); TROUSSEAU_SECURITYD_LOG (a file for diagnostics). A client that starts the
+// daemon passes only these (DaemonEnvironment). Test builds also read
+// TROUSSEAU_UNSAFE_FAST_KDF=1 (cheap passcode derivation) and TROUSSEAU_TEST_SENSOR=DIR
+// (a scripted biometric sensor), which release builds do not contain.
 
 ProcessHardening.silenceCrashes()
 let environment = ProcessInfo.processInfo.environment
@@ -61,13 +64,17 @@ do {
         DaemonLog.write("another securityd serves \(paths.home); exiting")
         exit(0)
     }
-    let enclave = try EnclaveClient.launch(
-        home: paths.home, unsafeFastPasscodeKDF: environment["TROUSSEAU_UNSAFE_FAST_KDF"] == "1")
+    var launch = EnclaveClient.Launch()
+    #if TROUSSEAU_TEST_HOOKS
+    launch.unsafeFastPasscodeKDF = environment["TROUSSEAU_UNSAFE_FAST_KDF"] == "1"
+    launch.testSensor = environment["TROUSSEAU_TEST_SENSOR"].flatMap { $0.isEmpty ? nil : $0 }
+    #endif
+    let enclave = try EnclaveClient.launch(home: paths.home, launch)
     let store = try KeychainStore(directory: paths.home, keybag: enclave)
     let listener = try ListeningSocket.open(path: paths.socket, environment: environment)
     let idleSeconds = environment["TROUSSEAU_SECURITYD_IDLE_SECONDS"].flatMap { Int($0) } ?? 600
     let daemon = SecurityDaemon(
-        listener: listener, dispatcher: RequestDispatcher(store: store, enclave: enclave, home: paths.home),
+        listener: listener, dispatcher: try RequestDispatcher(store: store, enclave: enclave, home: paths.home),
         identification: CallerIdentification(
             rootDirectories: [DeveloperRoots.userDirectory(home: paths.home), DeveloperRoots.systemDirectory],
             securityTool: ProcessExecutable.sibling("security")),

@@ -2,10 +2,14 @@ import CSystemShims
 import Enclave
 import FoundationEssentials
 import KeychainModel
-import Keybag
+import EnclaveBackend
+import EnclaveProtocol
+import KeychainSystem
 
-// trousseau-enclave --home DIR [--unsafe-fast-kdf]
-// Environment: TROUSSEAU_TEST_SENSOR=DIR trusts the scripted TestSensor in DIR (tests only).
+// trousseau-enclave --home DIR [--unsafe-fast-kdf] [--test-sensor DIR]
+// The last two exist in test builds only: a release build derives passcodes at full cost
+// and trusts no scripted sensor, whatever it is told. securityd starts it with no
+// environment of its own.
 // Started by the daemon with its end of a socketpair as descriptor 3. Holds the class
 // keys; answers the enclave protocol until the daemon closes the connection.
 
@@ -15,25 +19,29 @@ trousseau_close_from(4)  // only the daemon's socketpair end is ours
 var arguments = CommandLine.arguments.dropFirst()
 var home: String?
 var configuration = SoftwareKeybag.Configuration()
+var testSensor: String?
 while let argument = arguments.popFirst() {
     switch argument {
     case "--home": home = arguments.popFirst()
+    #if TROUSSEAU_TEST_HOOKS
     case "--unsafe-fast-kdf":
         configuration.passcodeKDFTarget = 0
         configuration.minimumLogN = 10
         configuration.backupKDFTarget = 0
         configuration.minimumBackupLogN = 10
+    case "--test-sensor":
+        if let directory = arguments.popFirst() { testSensor = directory }
+    #endif
     default: break
     }
 }
 
-// The sensor the enclave trusts: a scripted one only when configured for tests, else
-// fprintd when it is installed.
-if let directory = ProcessInfo.processInfo.environment["TROUSSEAU_TEST_SENSOR"], !directory.isEmpty {
-    configuration.biometricSensor = TestSensor(directory: directory)
-} else {
-    configuration.biometricSensor = FprintdSensor.installed()
-}
+// The sensor the enclave trusts: fprintd when it is installed (or, in a test build told
+// so, a scripted one).
+configuration.biometricSensor = FprintdSensor.installed()
+#if TROUSSEAU_TEST_HOOKS
+if let testSensor { configuration.biometricSensor = TestSensor(directory: testSensor) }
+#endif
 
 let memoryLocked: Bool
 do {

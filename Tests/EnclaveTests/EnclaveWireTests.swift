@@ -1,44 +1,74 @@
 import Dispatch
 import Enclave
+import EnclaveBackend
+import EnclaveProtocol
 import FoundationEssentials
 import Glibc
 import KeychainCrypto
 import KeychainModel
+import KeychainSystem
 import Testing
 
 @Suite struct EnclaveWireTests {
+    /// One instance of every request of the catalog (a test below checks none is missing).
+    static let samples: [any EnclaveRequest] = [
+        EnclaveCall.Status(), EnclaveCall.Lock(), EnclaveCall.IndexKey(), EnclaveCall.MetadataKey(.whenPasscodeSetThisDeviceOnly),
+        EnclaveCall.Unlock(passcode: SecretBytes("1234".utf8)),
+        EnclaveCall.ChangePasscode(old: SecretBytes("o".utf8), new: nil),
+        EnclaveCall.UpdateSettings(autoLockSeconds: 300, eraseAfterFailures: nil),
+        EnclaveCall.WrapItemKey(.afterFirstUnlock, ItemKey.generate(), associatedData: Data("ad".utf8), access: nil, context: Data(count: 16)),
+        EnclaveCall.UnwrapItemKey(.always, wrapped: Data(count: 60), associatedData: Data(), access: nil, context: nil),
+        EnclaveCall.Authenticate(AuthenticationRequest(context: Data(count: 16), evidence: .passcode(SecretBytes("1".utf8)))),
+        EnclaveCall.InvalidateAuthentication(context: Data(count: 16)), EnclaveCall.AuthenticationCapabilities(),
+        EnclaveCall.BeginBackup(password: SecretBytes("pw".utf8), passcode: nil),
+        EnclaveCall.BackupMetadataKey(session: Data(count: 16), .afterFirstUnlock),
+        EnclaveCall.ExportSecret(session: Data(count: 16), .always, blob: Data(count: 40), rowAssociatedData: Data([1]), recordAssociatedData: Data([2])),
+        EnclaveCall.ImportSecret(session: Data(count: 16), .always, blob: Data(count: 40), recordAssociatedData: Data([2]), rowAssociatedData: Data([1])),
+        EnclaveCall.EndBackup(session: Data(count: 16)),
+        EnclaveCall.CreateEscrow(passcode: nil), EnclaveCall.UnlockWithEscrow(id: Data(count: 16), secret: SecretBytes([1])),
+        EnclaveCall.RevokeEscrow(id: Data(count: 16)),
+    ]
+
+    static func decode(_ bytes: [UInt8]) throws -> any EnclaveRequest {
+        var reader = ByteReader(Data(bytes))
+        return try EnclaveWire.decodeRequest(&reader)
+    }
+
     @Test func requestsRoundTrip() throws {
-        let requests: [EnclaveRequest] = [
-            .status, .lock, .indexKey, .metadataKey(.whenPasscodeSetThisDeviceOnly),
-            .unlock(passcode: SecretBytes("1234".utf8)),
-            .changePasscode(old: nil, new: SecretBytes("n".utf8)), .changePasscode(old: SecretBytes("o".utf8), new: nil),
-            .updateSettings(autoLockSeconds: 300, eraseAfterFailures: nil),
-            .wrapItemKey(.afterFirstUnlock, ItemKey.generate(), associatedData: Data("ad".utf8)),
-            .unwrapItemKey(.always, wrapped: Data(count: 60), associatedData: Data()),
-        ]
-        for request in requests {
-            let encoded = EnclaveWire.encode(request)
-            #expect(EnclaveWire.encode(try EnclaveWire.decodeRequest(encoded)) == encoded)
+        // OpenBackup needs a real archive header; BeginBackup's response carries one (below).
+        let covered = Set(Self.samples.map { ObjectIdentifier(type(of: $0)) } + [ObjectIdentifier(EnclaveCall.OpenBackup.self)])
+        #expect(covered == Set(EnclaveCatalog.requests.map { ObjectIdentifier($0) }))
+        let opcodes = EnclaveCatalog.requests.map { $0.opcode }
+        #expect(Set(opcodes).count == opcodes.count)
+        for request in Self.samples {
+            let encoded = EnclaveWire.encode(request).bytes
+            #expect(EnclaveWire.encode(try Self.decode(encoded)).bytes == encoded)
         }
+    }
+
+    @Test func everyRequestHasAHandler() {
+        #expect(EnclaveServer.unhandledRequests.isEmpty)
     }
 
     @Test func malformedRequestsAreRefused() {
-        let valid = EnclaveWire.encode(.unwrapItemKey(.always, wrapped: Data(count: 60), associatedData: Data("x".utf8)))
+        let valid = EnclaveWire.encode(EnclaveCall.UnwrapItemKey(.always, wrapped: Data(count: 60), associatedData: Data("x".utf8), access: nil, context: nil)).bytes
         for length in 0..<valid.count {
-            #expect(throws: KeychainError.decode) { try EnclaveWire.decodeRequest(valid.prefix(length)) }
+            #expect(throws: KeychainError.decode) { try Self.decode(Array(valid.prefix(length))) }
         }
-        #expect(throws: KeychainError.decode) { try EnclaveWire.decodeRequest(valid + Data([0])) }
-        #expect(throws: KeychainError.decode) { try EnclaveWire.decodeRequest(Data([2, 1])) }  // version 2
-        #expect(throws: KeychainError.decode) { try EnclaveWire.decodeRequest(Data([1, 99])) }  // opcode
-        var badClass = Data([1, 7])
+        #expect(throws: KeychainError.decode) { try Self.decode(valid + [0]) }
+        #expect(throws: KeychainError.decode) { try Self.decode([1, 1]) }  // version 1
+        #expect(throws: KeychainError.decode) { try Self.decode([EnclaveWire.version, 99]) }  // opcode
+        var badClass = ByteWriter()
+        badClass.append(EnclaveWire.version)
+        badClass.append(EnclaveCall.MetadataKey.opcode)
         badClass.appendLengthPrefixed(Data("zz".utf8))
-        #expect(throws: KeychainError.decode) { try EnclaveWire.decodeRequest(badClass) }
+        #expect(throws: KeychainError.decode) { try Self.decode(badClass.bytes) }
     }
 
     @Test func errorsCrossTheWireWithTheirStatus() {
-        let response = EnclaveWire.failure(KeychainError(status: -25308, message: "locked"))
+        var response = ByteReader(Data(EnclaveWire.failure(KeychainError(status: -25308, message: "locked")).bytes))
         do {
-            _ = try EnclaveWire.body(of: response)
+            _ = try EnclaveWire.decodeResponse(&response, to: EnclaveCall.Lock.self)
             Issue.record("expected an error")
         } catch let error as KeychainError {
             #expect(error.status == -25308)
@@ -47,7 +77,6 @@ import Testing
             Issue.record("\(error)")
         }
     }
-
     /// A frame fed one byte at a time arrives whole; an oversized length is refused before
     /// its payload is read; a stream cut mid-frame is an error, a clean end is nil.
     @Test func framesOverASocket() throws {
@@ -61,7 +90,7 @@ import Testing
         for byte in frame {
             #expect(send(fds[1], [byte], 1, 0) == 1)
         }
-        #expect(try FrameIO.read(from: fds[0], maximumSize: EnclaveWire.maximumFrameSize) == payload)
+        #expect(try FrameIO.read(from: fds[0], maximumSize: EnclaveWire.maximumFrameSize)?.withUnsafeBytes { Data($0) } == payload)
 
         var huge = Data()
         huge.appendInteger(UInt32(EnclaveWire.maximumFrameSize + 1))
@@ -85,17 +114,18 @@ import Testing
             #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
             return (fds[0], fds[1])
         }
-        let request = Data("request".utf8)
+        func request() -> ByteWriter { ByteWriter("request") }
+        func text(_ frame: SecretBytes?) -> String? { frame?.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
 
         let (client, server) = pair()  // the server closes with the request unread
         #expect(send(client, [0, 0, 0, 1, 9], 5, 0) == 5)  // an earlier frame, still queued when it dies
         close(server)
-        #expect(try FrameIO.exchange(request, on: client, maximumSize: 100) == nil)
+        #expect(try { var r = request(); return try FrameIO.exchange(&r, on: client, maximumSize: 100) }() == nil)
         close(client)
 
         let (idle, gone) = pair()  // the server was gone before the request
         close(gone)
-        #expect(try FrameIO.exchange(request, on: idle, maximumSize: 100) == nil)
+        #expect(try { var r = request(); return try FrameIO.exchange(&r, on: idle, maximumSize: 100) }() == nil)
         close(idle)
 
         let (asker, reader) = pair()  // the server reads the request, then closes
@@ -103,15 +133,17 @@ import Testing
             _ = try? FrameIO.read(from: reader, maximumSize: 100)
             close(reader)
         }
-        #expect(throws: KeychainError.io) { try FrameIO.exchange(request, on: asker, maximumSize: 100) }
+        #expect(throws: KeychainError.io) { var r = request(); _ = try FrameIO.exchange(&r, on: asker, maximumSize: 100) }
         close(asker)
 
         let (caller, answerer) = pair()  // and a served request gets its answer
         DispatchQueue.global().async {
-            if (try? FrameIO.read(from: answerer, maximumSize: 100)) != nil { try? FrameIO.write(Data("answer".utf8), to: answerer) }
+            if (try? FrameIO.read(from: answerer, maximumSize: 100)) != nil { try? FrameIO.write(ByteWriter("answer"), to: answerer) }
             close(answerer)
         }
-        #expect(try FrameIO.exchange(request, on: caller, maximumSize: 100) == Data("answer".utf8))
+        var asked = request()
+        #expect(text(try FrameIO.exchange(&asked, on: caller, maximumSize: 100)) == "answer")
+        #expect(asked.bytes.allSatisfy { $0 == 0 })  // the request was zeroed once sent
         close(caller)
     }
 }

@@ -1,10 +1,11 @@
 import Enclave
 import FoundationEssentials
 import KeychainModel
+import KeychainSystem
 import KeychainStore
 import KeychainTestSupport
 import Glibc
-import Keybag
+import EnclaveBackend
 import Testing
 
 /// Every protection class × lock state × operation, against a real enclave process.

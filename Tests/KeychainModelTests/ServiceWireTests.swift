@@ -1,67 +1,114 @@
 import FoundationEssentials
 import KeychainModel
+import KeychainProtocol
 import Testing
 
 @Suite struct ServiceWireTests {
-    let query: [String: KeychainValue] = [
+    static let query: [String: KeychainValue] = [
         "class": .string("genp"), "acct": .string("ålice"), "v_Data": .data(Data([0, 255])), "port": .number(-1),
         "cdat": .date(Date(timeIntervalSinceReferenceDate: 1.5)), "sync": .bool(true),
         "list": .array([.string("a"), .dictionary(["k": .number(1)])]),
     ]
 
-    @Test func requestsAndResponsesRoundTrip() throws {
-        let requests: [ServiceRequest] = [
-            .add(query), .copyMatching(query), .update(query, attributes: ["labl": .string("x")]), .delete(query),
-            .keychainStatus, .unlock(passcode: SecretBytes("1234".utf8)), .lock,
-            .changePasscode(old: nil, new: SecretBytes("n".utf8)), .updateSettings(autoLockSeconds: 60),
-            .issueDeveloperCertificate(team: "AAAAAAAAAA", applicationGroups: ["group.a"], publicKey: Data(repeating: 7, count: 64)),
-            .withUserPresence(passcode: SecretBytes("1234".utf8), .delete(query)),
-        ]
-        for request in requests {
-            let encoded = ServiceWire.encode(request)
-            #expect(ServiceWire.encode(try ServiceWire.decodeRequest(encoded)) == encoded)
+    /// One instance of every request of the catalog (a test below checks none is missing).
+    static let samples: [any ServiceRequest] = [
+        Service.Add(query), Service.CopyMatching(query), Service.Update(query, attributes: ["labl": .string("x")]),
+        Service.Delete(query), Service.KeychainStatusRequest(), Service.Unlock(passcode: SecretBytes("1234".utf8)), Service.Lock(),
+        Service.ChangePasscode(old: nil, new: SecretBytes("n".utf8)), Service.UpdateSettings(autoLockSeconds: 60),
+        Service.IssueDeveloperCertificate(team: "AAAAAAAAAA", applicationGroups: ["group.a"], publicKey: Data(repeating: 7, count: 64)),
+        Service.Authenticate(AuthenticationRequest(context: Data(repeating: 1, count: 16), evidence: .biometry(reason: "why"))),
+        Service.InvalidateAuthentication(context: Data(repeating: 2, count: 16)), Service.AuthenticationCapabilitiesRequest(),
+        Service.CreateBackup(path: "/tmp/b", password: SecretBytes("pw".utf8)),
+        Service.RestoreBackup(path: "/tmp/b", password: SecretBytes("pw".utf8)),
+        Service.CreateEscrow(), Service.UnlockWithEscrow(id: Data(repeating: 3, count: 16), secret: SecretBytes([1, 2, 3])),
+        Service.RevokeEscrow(id: Data(repeating: 3, count: 16)),
+    ]
+
+    static func frame(_ request: some ServiceRequest, presence: SecretBytes? = nil) -> [UInt8] {
+        ServiceWire.encode(request, presence: presence).bytes
+    }
+
+    static func decode(_ bytes: [UInt8]) throws -> (request: any ServiceRequest, presence: SecretBytes?) {
+        var reader = ByteReader(Data(bytes))
+        return try ServiceWire.decodeRequest(&reader)
+    }
+
+    @Test func everyRequestRoundTripsWithItsOwnCodec() throws {
+        #expect(Set(Self.samples.map { ObjectIdentifier(type(of: $0)) }) == Set(ServiceCatalog.requests.map { ObjectIdentifier($0) }))
+        for request in Self.samples {
+            for presence in [nil, SecretBytes("1234".utf8)] {
+                let encoded = Self.frame(request, presence: presence)
+                let (decoded, decodedPresence) = try Self.decode(encoded)
+                #expect(type(of: decoded) == type(of: request))
+                #expect(Self.frame(decoded, presence: decodedPresence) == encoded)
+                #expect(decodedPresence?.isEqual(to: SecretBytes("1234".utf8)) ?? (presence == nil))
+            }
         }
-        let response = ServiceResponse(status: -25300, message: "not found", result: .array([.dictionary(query)]))
-        let decoded = try ServiceWire.decodeResponse(ServiceWire.encode(response))
-        #expect(decoded.status == -25300 && decoded.message == "not found" && decoded.result == response.result)
+    }
+
+    @Test func opcodesAreUnique() {
+        let opcodes = ServiceCatalog.requests.map { $0.opcode }
+        #expect(Set(opcodes).count == opcodes.count)
+    }
+
+    @Test func responsesRoundTrip() throws {
+        let result: KeychainValue? = .array([.dictionary(Self.query)])
+        var success = ByteReader(Data(ServiceWire.success(result).bytes))
+        #expect(try ServiceWire.decodeResponse(&success, to: Service.CopyMatching.self) == result)
+        let status = Service.KeychainStatus(lockState: .locked, hasPasscode: true, autoLockSeconds: 300, failedUnlocks: 2, memoryLocked: true)
+        var statusReader = ByteReader(Data(ServiceWire.success(status).bytes))
+        #expect(try ServiceWire.decodeResponse(&statusReader, to: Service.KeychainStatusRequest.self) == status)
+        let failure = KeychainError(status: OSStatusCode.authNeeded, message: "needs you", details: .dictionary(["f": .number(1)]))
+        var failed = ByteReader(Data(ServiceWire.failure(failure).bytes))
+        do {
+            _ = try ServiceWire.decodeResponse(&failed, to: Service.CopyMatching.self)
+            Issue.record("a failure decoded as a success")
+        } catch let error as KeychainError {
+            #expect(error == .authNeeded && error.message == "needs you" && error.details == failure.details)
+        }
     }
 
     @Test func everyTruncationIsRefused() {
-        let encoded = ServiceWire.encode(.update(query, attributes: ["labl": .string("x")]))
-        for length in 0..<encoded.count {
-            #expect(throws: KeychainError.decode) { try ServiceWire.decodeRequest(encoded.prefix(length)) }
-        }
-        #expect(throws: KeychainError.decode) { try ServiceWire.decodeRequest(encoded + Data([0])) }
-        let presence = ServiceWire.encode(.withUserPresence(passcode: SecretBytes("1234".utf8), .copyMatching(query)))
-        for length in 0..<presence.count {
-            #expect(throws: KeychainError.decode) { try ServiceWire.decodeRequest(presence.prefix(length)) }
+        for request in [Self.frame(Service.Update(Self.query, attributes: ["labl": .string("x")])),
+                        Self.frame(Service.CopyMatching(Self.query), presence: SecretBytes("1234".utf8))] {
+            for length in 0..<request.count {
+                #expect(throws: KeychainError.decode) { try Self.decode(Array(request.prefix(length))) }
+            }
+            #expect(throws: KeychainError.decode) { try Self.decode(request + [0]) }
         }
     }
 
-    /// User presence wraps one request: a wrapper inside a wrapper is refused.
-    @Test func userPresenceIsOneLevelDeep() {
-        let inner = ServiceRequest.withUserPresence(passcode: SecretBytes("1".utf8), .lock)
-        let nested = ServiceWire.encode(.withUserPresence(passcode: SecretBytes("2".utf8), inner))
-        #expect(throws: KeychainError.decode) { try ServiceWire.decodeRequest(nested) }
+    @Test func unknownVersionsAndOpcodesAreRefused() {
+        var frame = Self.frame(Service.Lock())
+        frame[1] = 255
+        #expect(throws: KeychainError.decode) { try Self.decode(frame) }
+        frame = Self.frame(Service.Lock())
+        frame[0] = 1  // the first protocol, whose frames this one does not read
+        #expect(throws: KeychainError.decode) { try Self.decode(frame) }
     }
 
     @Test func hostileValuesAreRefused() {
+        let header: [UInt8] = [ServiceWire.version, Service.Add.opcode, 0]
         // Nesting past the limit.
         var deep = KeychainValue.string("x")
         for _ in 0..<20 { deep = .array([deep]) }
-        var out = Data([ServiceWire.version, 1])
+        var out = ByteWriter()
         KeychainValue.dictionary(["k": deep]).encode(to: &out)
-        #expect(throws: KeychainError.decode) { try ServiceWire.decodeRequest(out) }
+        #expect(throws: KeychainError.decode) { try Self.decode(header + out.bytes) }
         // A count far beyond the bytes that follow.
-        var lying = Data([ServiceWire.version, 1, 7])
+        var lying = ByteWriter()
+        lying.append(7)
         lying.appendInteger(UInt32.max)
-        #expect(throws: KeychainError.decode) { try ServiceWire.decodeRequest(lying) }
+        #expect(throws: KeychainError.decode) { try Self.decode(header + lying.bytes) }
         // A query that is not a dictionary, and invalid UTF-8.
-        var notDictionary = Data([ServiceWire.version, 2])
+        var notDictionary = ByteWriter()
         KeychainValue.string("genp").encode(to: &notDictionary)
-        #expect(throws: KeychainError.decode) { try ServiceWire.decodeRequest(notDictionary) }
-        var badString = Data([ServiceWire.version, 2, 1])
+        #expect(throws: KeychainError.decode) { try Self.decode(header + notDictionary.bytes) }
+        var badString = ByteWriter()
+        badString.append(1)
         badString.appendLengthPrefixed(Data([0xFF, 0xFE]))
-        #expect(throws: KeychainError.decode) { try ServiceWire.decodeRequest(badString) }
+        #expect(throws: KeychainError.decode) { try Self.decode(header + badString.bytes) }
+        // A presence byte that is neither 0 nor 1 is a secret of whatever length follows: refused.
+        #expect(throws: KeychainError.decode) { try Self.decode([ServiceWire.version, Service.Lock.opcode, 1, 0xFF, 0xFF, 0xFF, 0xFF]) }
     }
 }

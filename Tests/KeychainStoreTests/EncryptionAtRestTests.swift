@@ -3,7 +3,7 @@ import GRDB
 import Glibc
 import KeychainModel
 import KeychainStore
-import Keybag
+import EnclaveBackend
 import KeychainTestSupport
 import Testing
 

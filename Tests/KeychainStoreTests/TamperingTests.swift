@@ -2,7 +2,7 @@ import FoundationEssentials
 import GRDB
 import KeychainModel
 import KeychainStore
-import Keybag
+import EnclaveBackend
 import KeychainTestSupport
 import Testing
 

@@ -1,4 +1,8 @@
+import Dispatch
 import Enclave
+import EnclaveBackend
+import KeychainSystem
+import Glibc
 import FoundationEssentials
 import KeychainModel
 import KeychainStore
@@ -15,17 +19,43 @@ public final class EnclaveKeychain: @unchecked Sendable {
 
     public init(home: String? = nil) throws {
         self.home = try home ?? TemporaryKeychain.makeTemporaryDirectory()
-        enclave = try EnclaveClient.launch(home: self.home, unsafeFastPasscodeKDF: true)
+        enclave = try EnclaveClient.launch(home: self.home, .fastPasscodeKDF)
         store = try KeychainStore(directory: self.home, keybag: enclave)
     }
 
     /// Restarts the enclave (a reboot, as far as the keybag knows) and reopens the store.
     public func restart() throws {
-        enclave = try EnclaveClient.launch(home: home, unsafeFastPasscodeKDF: true)
+        enclave = try EnclaveClient.launch(home: home, .fastPasscodeKDF)
         store = try KeychainStore(directory: home, keybag: enclave)
     }
 
     deinit {
         try? FileManagerLite.removeTree(home)
+    }
+}
+
+extension EnclaveClient.Launch {
+    /// The enclave beside the test bundle, deriving passcodes cheaply (test builds; a
+    /// release build of the tests gets the full-cost KDF).
+    public static var fastPasscodeKDF: Self {
+        var launch = Self()
+        #if TROUSSEAU_TEST_HOOKS
+        launch.unsafeFastPasscodeKDF = true
+        #endif
+        return launch
+    }
+}
+
+extension EnclaveClient {
+    /// Serves `keybag` on a thread of this process over the enclave protocol and a
+    /// socketpair, for tests that want the protocol without a second process. (securityd
+    /// cannot do this: it does not link the keybag.)
+    public static func inProcess(_ keybag: SoftwareKeybag) throws -> EnclaveClient {
+        let (client, server) = try UnixSocket.pair()
+        DispatchQueue.global().async {
+            EnclaveServer(keybag: keybag, memoryLocked: false).serve(fd: server)
+            close(server)
+        }
+        return .connected(to: client)
     }
 }

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import KeychainModel
 import KeychainStore
-import Keybag
+import EnclaveBackend
 import Glibc
 
 /// A keychain in a fresh temporary `KEYCHAIN_HOME`, removed when dropped. Its keybag runs

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import KeychainClient
 import KeychainModel
+import KeychainSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -14,6 +15,8 @@ import Glibc
 //   keychain-probe delete ACCOUNT [GROUP]
 //   keychain-probe list                     every item it can see, as ACCOUNT@GROUP
 //
+//   keychain-probe harden                   applies ProcessHardening; prints dumpable and core limit before and after
+//
 // The first line printed is always "status=<OSStatus>".
 
 /// Tests flip a byte of this string to modify a signed copy without breaking it.
@@ -23,6 +26,22 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 guard let operation = arguments.first else {
     print("usage: keychain-probe add|find|delete|list … (\(marker))")
     exit(2)
+}
+if operation == "harden" {
+    func state() -> String {
+        var limit = rlimit()
+        getrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit)
+        return "dumpable=\(ProcessHardening.isDumpable ? 1 : 0) core=\(limit.rlim_cur)"
+    }
+    let before = state()
+    do {
+        try ProcessHardening.apply()
+        print("status=0\nbefore \(before)\nafter \(state())")
+        exit(0)
+    } catch {
+        print("status=\((error as? KeychainError)?.status ?? -1)")
+        exit(1)
+    }
 }
 let account = arguments.count > 1 ? arguments[1] : ""
 var query: [String: KeychainValue] = ["class": .string("genp"), "svce": .string("probe")]

@@ -2,6 +2,7 @@ import CodeSigning
 import Crypto
 import Foundation
 import KeychainModel
+import KeychainProtocol
 import KeychainTestSupport
 import Testing
 import X509
@@ -169,12 +170,9 @@ let teamB = "BBBBBBBBBB"
 
     @Test func applicationsCannotManageTheKeychain() throws {
         let client = try fixture.keychain.connect()  // this test process: an unsigned application
-        for request: ServiceRequest in [
-            .issueDeveloperCertificate(team: teamA, applicationGroups: [], publicKey: P256.Signing.PrivateKey().publicKey.rawRepresentation),
-            .updateSettings(autoLockSeconds: 1),
-            .changePasscode(old: nil, new: SecretBytes(Array("1".utf8))),
-        ] {
-            #expect(osStatus { try client.call(request) } == -34018)
-        }
+        #expect(osStatus { try client.call(Service.IssueDeveloperCertificate(
+            team: teamA, applicationGroups: [], publicKey: P256.Signing.PrivateKey().publicKey.rawRepresentation)) } == OSStatusCode.missingEntitlement)
+        #expect(osStatus { try client.call(Service.UpdateSettings(autoLockSeconds: 1)) } == OSStatusCode.missingEntitlement)
+        #expect(osStatus { try client.call(Service.ChangePasscode(old: nil, new: SecretBytes(Array("1".utf8)))) } == OSStatusCode.missingEntitlement)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import KeychainClient
 import KeychainModel
+import KeychainProtocol
 import KeychainTestSupport
 import Testing
 
@@ -82,7 +83,7 @@ import Testing
 
     @Test func applicationsCannotMakeOrRevokeEscrows() throws {
         let client = try device.connect()
-        #expect(osStatus { try client.call(.createEscrow) } == -34018)
-        #expect(osStatus { try client.call(.revokeEscrow(id: Data(count: 16))) } == -34018)
+        #expect(osStatus { try client.call(Service.CreateEscrow()) } == -34018)
+        #expect(osStatus { try client.call(Service.RevokeEscrow(id: Data(count: 16))) } == -34018)
     }
 }

@@ -1,0 +1,150 @@
+import EnclaveProtocol
+import FoundationEssentials
+import KeychainModel
+
+// One handler per enclave request (EnclaveCatalog), each a call on the keybag.
+
+extension EnclaveCall.Status: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> EnclaveStatus {
+        EnclaveStatus(keybag: server.keybag.status(), memoryLocked: server.memoryLocked)
+    }
+}
+
+extension EnclaveCall.Unlock: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> NoResult {
+        try server.keybag.unlock(passcode: passcode)
+        return NoResult()
+    }
+}
+
+extension EnclaveCall.Lock: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> NoResult {
+        server.keybag.lock()
+        return NoResult()
+    }
+}
+
+extension EnclaveCall.ChangePasscode: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> Bool {
+        try server.keybag.changePasscode(old: old, new: new)
+    }
+}
+
+extension EnclaveCall.UpdateSettings: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> NoResult {
+        try server.keybag.updateSettings(autoLockSeconds: autoLockSeconds, eraseAfterFailures: eraseAfterFailures)
+        return NoResult()
+    }
+}
+
+extension EnclaveCall.IndexKey: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> EnclaveCall.Key {
+        EnclaveCall.Key(try server.keybag.indexKey().secretBytes)
+    }
+}
+
+extension EnclaveCall.MetadataKey: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> EnclaveCall.Key {
+        EnclaveCall.Key(try server.keybag.metadataKey(for: protection).secretBytes)
+    }
+}
+
+extension EnclaveCall.WrapItemKey: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> Response {
+        let (wrapped, bound) = try server.keybag.wrapItemKey(
+            itemKey, for: protection, associatedData: associatedData, access: access, context: context)
+        return Response(wrapped: wrapped, access: bound)
+    }
+}
+
+extension EnclaveCall.UnwrapItemKey: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> EnclaveCall.Key {
+        let itemKey = try server.keybag.unwrapItemKey(
+            wrapped, for: protection, associatedData: associatedData, access: access, context: context)
+        return EnclaveCall.Key(itemKey.secretBytes)
+    }
+}
+
+extension EnclaveCall.Authenticate: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> NoResult {
+        try server.keybag.authenticate(request)
+        return NoResult()
+    }
+}
+
+extension EnclaveCall.InvalidateAuthentication: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> NoResult {
+        server.keybag.presence.invalidate(context: context)
+        return NoResult()
+    }
+}
+
+extension EnclaveCall.AuthenticationCapabilities: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> AuthenticationCapabilities {
+        try server.keybag.capabilities()
+    }
+}
+
+extension EnclaveCall.BeginBackup: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> Response {
+        let (session, header, integrityKey) = try server.keybag.beginBackup(password: password, passcode: passcode)
+        return Response(session: session, integrityKey: integrityKey.secretBytes, header: header)
+    }
+}
+
+extension EnclaveCall.OpenBackup: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> Response {
+        let (session, integrityKey, sameDevice, classes) = try server.keybag.openBackup(header, password: password)
+        return Response(session: session, integrityKey: integrityKey.secretBytes, sameDevice: sameDevice, classes: Set(classes))
+    }
+}
+
+extension EnclaveCall.BackupMetadataKey: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> EnclaveCall.Key {
+        EnclaveCall.Key(try server.keybag.backupMetadataKey(session: session, for: protection).secretBytes)
+    }
+}
+
+extension EnclaveCall.ExportSecret: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> EnclaveCall.Blob {
+        EnclaveCall.Blob(try server.keybag.exportSecret(
+            session: session, blob, protection: protection, rowAssociatedData: rowAssociatedData,
+            recordAssociatedData: recordAssociatedData))
+    }
+}
+
+extension EnclaveCall.ImportSecret: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> EnclaveCall.Blob {
+        EnclaveCall.Blob(try server.keybag.importSecret(
+            session: session, blob, protection: protection, recordAssociatedData: recordAssociatedData,
+            rowAssociatedData: rowAssociatedData))
+    }
+}
+
+extension EnclaveCall.EndBackup: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> NoResult {
+        server.keybag.endBackup(session: session)
+        return NoResult()
+    }
+}
+
+extension EnclaveCall.CreateEscrow: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> Response {
+        let (id, secret) = try server.keybag.createEscrow(passcode: passcode)
+        return Response(id: id, secret: secret)
+    }
+}
+
+extension EnclaveCall.UnlockWithEscrow: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> NoResult {
+        try server.keybag.unlockWithEscrow(id: id, secret: secret)
+        return NoResult()
+    }
+}
+
+extension EnclaveCall.RevokeEscrow: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> NoResult {
+        try server.keybag.revokeEscrow(id: id)
+        return NoResult()
+    }
+}

@@ -1,0 +1,83 @@
+public import FoundationEssentials
+
+/// A value with one binary codec, used by both ends of a protocol (securityd's and the
+/// enclave's): the same type encodes a message and decodes it, so the two cannot drift.
+///
+/// Decoders are bounded: every variable-length field has a limit, and a value that does
+/// not fit throws `errSecDecode` before anything is allocated for it.
+public protocol WireCodable: Sendable {
+    /// Reads the value `encode(to:)` wrote.
+    ///
+    /// - Throws: `errSecDecode` for a truncated, oversized or malformed field.
+    init(from reader: inout ByteReader) throws
+    /// Appends the value.
+    func encode(to writer: inout ByteWriter)
+}
+
+/// The answer of a request that returns nothing but its status.
+public struct NoResult: WireCodable, Hashable {
+    public init() {}
+    public init(from reader: inout ByteReader) throws {}
+    public func encode(to writer: inout ByteWriter) {}
+}
+
+extension KeychainValue: WireCodable {
+    public init(from reader: inout ByteReader) throws {
+        self = try KeychainValue.decode(from: &reader)
+    }
+}
+
+extension Optional: WireCodable where Wrapped: WireCodable {
+    public init(from reader: inout ByteReader) throws {
+        switch try reader.byte() {
+        case 0: self = nil
+        case 1: self = try Wrapped(from: &reader)
+        default: throw KeychainError.decode("a presence byte is 0 or 1")
+        }
+    }
+
+    public func encode(to writer: inout ByteWriter) {
+        writer.appendOptional(self) { $0.encode(to: &$1) }
+    }
+}
+
+extension Bool: WireCodable {
+    public init(from reader: inout ByteReader) throws {
+        switch try reader.byte() {
+        case 0: self = false
+        case 1: self = true
+        default: throw KeychainError.decode("a boolean is 0 or 1")
+        }
+    }
+
+    public func encode(to writer: inout ByteWriter) {
+        writer.append(self ? 1 : 0)
+    }
+}
+
+extension ByteReader {
+    /// A dictionary value (a query or attributes).
+    public mutating func dictionary() throws -> [String: KeychainValue] {
+        guard case .dictionary(let entries) = try KeychainValue.decode(from: &self) else {
+            throw KeychainError.decode("a query is a dictionary")
+        }
+        return entries
+    }
+}
+
+extension AuthenticationRequest: WireCodable {
+    public func encode(to writer: inout ByteWriter) {
+        var out = Data()
+        encode(to: &out)
+        writer.append(out)
+        out.withUnsafeMutableBytes { SecretBytes.zero($0) }  // it may hold a passcode
+    }
+}
+
+extension AuthenticationCapabilities: WireCodable {
+    public func encode(to writer: inout ByteWriter) {
+        var out = Data()
+        encode(to: &out)
+        writer.append(out)
+    }
+}
