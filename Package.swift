@@ -219,7 +219,7 @@ let package = Package(
             name: "SecurityDaemonTests",
             dependencies: [
                 "KeychainClient", "KeychainModel", "KeychainCrypto", "KeychainProtocol", "KeychainSystem", "KeychainTestSupport",
-                "securityd", "trousseau-enclave", "security",
+                "KeychainServer", "securityd", "trousseau-enclave", "security",
                 "keychain-probe", "keychain-bench", "CodeSigning",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -34,7 +34,7 @@ public enum QueryKey {
 
     /// Match options Apple defines that this keychain does not implement yet.
     public static let unimplementedMatchOptions: Set<String> = [
-        "m_Policy", "m_ItemList", "m_SearchList", "m_IssuersList", "m_EmailAddressIfPresent",
+        "m_Policy", "m_ItemList", "m_SearchList", "m_Issuers", "m_EmailAddressIfPresent",
         "m_SubjectContains", "m_SubjectStartsWith", "m_SubjectEndsWith", "m_SubjectWholeString",
         "m_CaseInsensitive", "m_DiacriticInsensitive", "m_WidthInsensitive", "m_TrustedOnly",
         "m_ValidOnDate", "m_HostOrSubdomainOfHost",

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import KeychainClient
 import KeychainModel
+import KeychainProtocol
 import KeychainSystem
 
 #if canImport(Glibc)
@@ -15,6 +16,7 @@ import Glibc
 //   keychain-probe delete ACCOUNT [GROUP]
 //   keychain-probe list                     every item it can see, as ACCOUNT@GROUP
 //
+//   keychain-probe add-biometric ACCOUNT DATA   an item only a finger (biometryAny) opens
 //   keychain-probe harden                   applies ProcessHardening; prints dumpable and core limit before and after
 //
 // The first line printed is always "status=<OSStatus>".
@@ -46,7 +48,7 @@ if operation == "harden" {
 let account = arguments.count > 1 ? arguments[1] : ""
 var query: [String: KeychainValue] = ["class": .string("genp"), "svce": .string("probe")]
 if operation != "list" { query["acct"] = .string(account) }
-let groupIndex = operation == "add" ? 3 : 2
+let groupIndex = operation.hasPrefix("add") ? 3 : 2
 if arguments.count > groupIndex { query["agrp"] = .string(arguments[groupIndex]) }
 
 do {
@@ -56,10 +58,16 @@ do {
         query["v_Data"] = .data(Data(arguments[2].utf8))
         _ = try client.add(query)
         print("status=0")
+    case "add-biometric":
+        query["v_Data"] = .data(Data(arguments[2].utf8))
+        query["accc"] = .data(try AccessControl(protection: .whenUnlocked, flags: AccessControl.Flag.biometryAny).encoded)
+        _ = try client.add(query)
+        print("status=0")
     case "find":
         query["r_Data"] = .bool(true)
         query["r_Attributes"] = .bool(true)
-        guard case .dictionary(let item)? = try client.copyMatching(query),
+        // In a context: an item with an access control is opened as an app would (a finger).
+        guard case .dictionary(let item)? = try client.call(Service.CopyMatching(query), in: nil),
             case .string(let group)? = item["agrp"], case .data(let data)? = item["v_Data"]
         else {
             print("status=-26276")

@@ -34,7 +34,9 @@ import Testing
         try CommandRunner.writeExecutable(Data(script.utf8), to: agent)
         keychain = try DaemonKeychain(daemonEnvironment: ["TROUSSEAU_TEST_SENSOR": sensor])
         api = Keychain(paths: keychain.paths, daemonEnvironment: keychain.environment)
-        // set-keychain-password is the security tool's; it starts the daemon with the sensor.
+        // The daemon starts here, with the sensor named explicitly: the security tool (a
+        // client like any other) would start one without it (ConfigurationInjectionTests).
+        _ = try keychain.connect()
         let set = try CommandRunner.run(
             "security", ["set-keychain-password"], environment: keychain.environment.merging(["KEYCHAIN_HOME": keychain.home]) { _, new in new },
             input: "1234\n1234\n")
@@ -266,7 +268,9 @@ import Testing
                 }
             }
         }
-        // The next daemon starts before its first unlock, with the sensor.
+        // The next daemon starts before its first unlock, with the sensor (started here: the
+        // security tool's daemon would have none).
+        _ = try keychain.connect()
         let unlock = try CommandRunner.run(
             "security", ["unlock-keychain", "-p", "1234"], environment: keychain.environment.merging(["KEYCHAIN_HOME": keychain.home]) { _, new in new })
         #expect(unlock.status == 0, "\(unlock.stderr)")

@@ -253,7 +253,12 @@ import Testing
                 guard (try? reader.byte()) == ServiceWire.version else { return nil }
                 return try? reader.integer(Int32.self)
             }
-        let closed = (try? FrameIO.read(from: fd, maximumSize: ServiceWire.maximumFrameSize)).map { $0 == nil } ?? false
+        let closed: Bool
+        do {
+            closed = try FrameIO.read(from: fd, maximumSize: ServiceWire.maximumFrameSize) == nil  // a clean end of stream
+        } catch {
+            closed = false
+        }
         return (reply, closed)
     }
 }
