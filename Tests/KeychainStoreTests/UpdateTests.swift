@@ -49,7 +49,16 @@ import Testing
 
     @Test func updateKeepingItsOwnKeyIsNotADuplicate() throws {
         _ = try store.add(genericPassword(account: "a", service: "s"), caller: caller)
-        try store.update(genericPassword(account: "a"), attributes: ["acct": .string("a"), "svce": .string("s")], caller: caller)
+        try store.update(genericPassword(account: "a"), attributes: ["acct": .string("a"), "svce": .string("s"), "labl": .string("kept")], caller: caller)
+        // The one item, updated in place: not a duplicate, not a second item.
+        let found = try store.copyMatching(genericPassword(account: "a", ["r_Attributes": .bool(true), "m_Limit": .string("m_LimitAll")]), caller: caller)
+        guard case .array(let items)? = found else {
+            Issue.record("expected a list, got \(String(describing: found))")
+            return
+        }
+        #expect(items.count == 1)
+        #expect(items.first?.dictionary?["labl"] == .string("kept"))
+        #expect(items.first?.dictionary?["svce"] == .string("s"))
     }
 
     @Test func noMatchIsItemNotFound() {

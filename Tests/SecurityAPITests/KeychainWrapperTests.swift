@@ -17,7 +17,9 @@ extension SecurityAPI {
                 kSecMatchLimit as String: kSecMatchLimitAll,
             ]
             var result: CFTypeRef?
-            _ = SecItemCopyMatching(query as CFDictionary, &result)
+            let status = SecItemCopyMatching(query as CFDictionary, &result)
+            // Not found is an empty list; any other failure is one, not an empty list.
+            #expect(status == errSecSuccess || status == errSecItemNotFound, "SecItemCopyMatching: \(status)")
             return result as? [[String: Any]] ?? []
         }
 
