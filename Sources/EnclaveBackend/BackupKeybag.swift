@@ -2,7 +2,7 @@ public import FoundationEssentials
 public import KeychainCrypto
 public import KeychainModel
 import KeychainSystem
-public import EnclaveProtocol
+import EnclaveProtocol
 
 /// A backup's keybag, inside the enclave: fresh class keys for the backup, the migratable
 /// ones (ak, ck, dk) wrapped under the backup password, the ThisDeviceOnly ones (aku, cku,

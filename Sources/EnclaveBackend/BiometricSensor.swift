@@ -1,6 +1,6 @@
-public import KeychainModel
+import KeychainModel
 import KeychainSystem
-public import EnclaveProtocol
+import EnclaveProtocol
 
 /// A biometric sensor the enclave trusts: it lists the enrolled templates and reports
 /// which one a scan matched. The enclave asks it directly; callers only ask the enclave.

@@ -1,7 +1,7 @@
 public import FoundationEssentials
 public import KeychainModel
 import KeychainSystem
-public import EnclaveProtocol
+import EnclaveProtocol
 
 /// The device's own 256-bit key, which never leaves its backend: the keybag only asks it
 /// for MACs, to derive the key that wraps class D keys and to entangle the passcode with

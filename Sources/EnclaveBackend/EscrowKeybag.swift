@@ -1,8 +1,8 @@
-public import FoundationEssentials
+import FoundationEssentials
 import KeychainCrypto
-public import KeychainModel
+import KeychainModel
 import KeychainSystem
-public import EnclaveProtocol
+import EnclaveProtocol
 
 /// An escrow keybag: the class C keys (AfterFirstUnlock and its ThisDeviceOnly variant)
 /// wrapped under a random 256-bit escrow secret entangled with the device key, kept in

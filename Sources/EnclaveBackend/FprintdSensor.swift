@@ -1,7 +1,7 @@
 import FoundationEssentials
-public import KeychainModel
+import KeychainModel
 import KeychainSystem
-public import EnclaveProtocol
+import EnclaveProtocol
 
 #if canImport(Glibc)
 import Glibc

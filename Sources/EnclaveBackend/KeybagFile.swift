@@ -2,7 +2,7 @@ import FoundationEssentials
 import KeychainCrypto
 import KeychainModel
 import KeychainSystem
-public import EnclaveProtocol
+import EnclaveProtocol
 
 /// The keybag file, `KEYCHAIN_HOME/keybag`: the class keys, each wrapped, and the passcode's
 /// KDF parameters and the keybag's settings. Replaced atomically, so a crash during a

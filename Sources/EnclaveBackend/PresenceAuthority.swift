@@ -2,7 +2,7 @@ public import FoundationEssentials
 import KeychainCrypto
 public import KeychainModel
 import KeychainSystem
-public import EnclaveProtocol
+import EnclaveProtocol
 
 /// The enclave's record of who showed presence: authentication contexts (an `LAContext`
 /// each, named by a random id), the proofs the enclave issued to them after checking a

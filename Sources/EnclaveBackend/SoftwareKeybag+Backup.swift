@@ -2,7 +2,7 @@ public import FoundationEssentials
 public import KeychainCrypto
 public import KeychainModel
 import KeychainSystem
-public import EnclaveProtocol
+import EnclaveProtocol
 
 /// An open backup keybag and what it may be used for. A session made to back up only
 /// exports (and needs the passcode to be made); one opened from an archive only imports —

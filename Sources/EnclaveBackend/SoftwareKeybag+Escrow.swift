@@ -2,7 +2,7 @@ public import FoundationEssentials
 import KeychainCrypto
 public import KeychainModel
 import KeychainSystem
-public import EnclaveProtocol
+import EnclaveProtocol
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import KeychainModel
 import KeychainSystem
-public import EnclaveProtocol
+import EnclaveProtocol
 
 /// Failed-unlock accounting, kept in `KEYCHAIN_HOME/unlock.throttle` so that restarting the
 /// enclave does not reset it. An attempt is counted before the passcode is checked, so

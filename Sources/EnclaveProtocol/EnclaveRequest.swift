@@ -1,4 +1,4 @@
-public import FoundationEssentials
+import FoundationEssentials
 public import KeychainModel
 
 /// A request securityd sends to the enclave, with its response type and its place on the

@@ -69,7 +69,7 @@ public struct Keychain: Sendable {
     public func prove(
         _ factors: [AccessControl.Factor], required: Int, in context: AuthenticationContext, prompt: String
     ) throws(KeychainError) {
-        try connection.withClient { try context.prove(factors, required: required, operation: nil, prompt: prompt, using: $0) }
+        _ = try connection.withClient { try context.prove(factors, required: required, operation: nil, prompt: prompt, using: $0) }
     }
 
     /// Gives the enclave the application password of `context` (nil forgets it).

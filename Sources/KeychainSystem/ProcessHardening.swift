@@ -1,5 +1,5 @@
 import CSystemShims
-public import KeychainModel
+import KeychainModel
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-public import KeychainModel
+import KeychainModel
 
 #if canImport(Glibc)
 public import Glibc

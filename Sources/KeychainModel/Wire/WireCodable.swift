@@ -1,4 +1,4 @@
-public import FoundationEssentials
+import FoundationEssentials
 
 /// A value with one binary codec, used by both ends of a protocol (securityd's and the
 /// enclave's): the same type encodes a message and decodes it, so the two cannot drift.
