@@ -70,7 +70,7 @@ let package = Package(
         .target(
             name: "CodeSigning",
             dependencies: [
-                "KeychainModel",
+                "KeychainModel", "KeychainSystem",
                 "KeychainCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -119,7 +119,7 @@ let package = Package(
         .executableTarget(
             name: "security",
             dependencies: [
-                "CodeSigning",
+                "CodeSigning", "KeychainSystem",
                 "KeychainModel",
                 "KeychainClient",
                 "KeychainProtocol",

@@ -37,3 +37,9 @@ void trousseau_close_from(int lowest) {
         close((int)fd);
     }
 }
+
+#include <fcntl.h>
+
+int trousseau_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
+}

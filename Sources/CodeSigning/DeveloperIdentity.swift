@@ -1,6 +1,7 @@
 public import Crypto
 public import FoundationEssentials
 import KeychainModel
+import KeychainSystem
 import SwiftASN1
 public import X509
 
@@ -51,7 +52,7 @@ public struct DeveloperIdentity: Sendable {
     /// never replaces an existing one.
     public func write(to directory: String, root: DeveloperRoot) throws {
         guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
-            throw KeychainError(status: OSStatusCode.io, message: "cannot create \(directory): \(String(cString: strerror(errno)))")
+            throw SystemCall.ioError("cannot create \(directory)")
         }
         try Self.create(directory + "/" + Self.keyFileName, contents: key.pemRepresentation, mode: 0o600)
         try Self.replace(directory + "/" + Self.certificateFileName, contents: certificate.certificate.serializeAsPEM().pemString)
@@ -71,12 +72,12 @@ public struct DeveloperIdentity: Sendable {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else {
             throw KeychainError(status: errno == EEXIST ? OSStatusCode.duplicateItem : OSStatusCode.io,
-                                message: "cannot create \(path): \(String(cString: strerror(errno)))")
+                                message: "cannot create \(path): \(SystemCall.describe(errno))")
         }
         defer { close(fd) }
         let bytes = Array(contents.utf8)
         guard bytes.withUnsafeBytes({ Glibc.write(fd, $0.baseAddress, $0.count) }) == bytes.count else {
-            throw KeychainError(status: OSStatusCode.io, message: "cannot write \(path): \(String(cString: strerror(errno)))")
+            throw SystemCall.ioError("cannot write \(path)")
         }
     }
 

@@ -24,7 +24,7 @@ struct DeviceKeyFile {
             return fresh
         }
         guard errno == EEXIST, let existing = try load() else {
-            throw KeychainError(status: OSStatusCode.io, message: "cannot create the device key: \(String(cString: strerror(errno)))")
+            throw SystemCall.ioError("cannot create the device key")
         }
         return existing
     }
@@ -33,7 +33,7 @@ struct DeviceKeyFile {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         if fd < 0 {
             if errno == ENOENT { return nil }
-            throw KeychainError(status: OSStatusCode.io, message: "cannot open the device key: \(String(cString: strerror(errno)))")
+            throw SystemCall.ioError("cannot open the device key")
         }
         defer { close(fd) }
         var info = stat()

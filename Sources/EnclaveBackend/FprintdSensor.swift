@@ -48,31 +48,10 @@ public struct FprintdSensor: BiometricSensor {
 
     /// Runs `program` with `arguments`; its exit status and standard output.
     private static func run(_ program: String, _ arguments: [String]) throws -> (Int32, String) {
-        var pipeFDs: [Int32] = [-1, -1]
-        guard pipe(&pipeFDs) == 0 else { throw KeychainError(status: OSStatusCode.notAvailable, message: "pipe failed") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv = ([program] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, program, &actions, nil, argv, environ)
-        close(pipeFDs[1])
-        defer { close(pipeFDs[0]) }
-        guard result == 0 else { throw KeychainError(status: OSStatusCode.notAvailable, message: "cannot run \(program)") }
-        var output = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = read(pipeFDs[0], &buffer, buffer.count)
-            if n < 0, errno == EINTR { continue }
-            if n <= 0 { break }
-            output += buffer[0..<n]
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        return ((status >> 8) & 0xff, String(decoding: output, as: UTF8.self))
+        let (status, output) = try Spawn.capturingOutput(
+            program, arguments: arguments, environment: ProcessInfo.processInfo.environment, standardInput: .null,
+            standardError: .null, failure: OSStatusCode.notAvailable
+        ) { Spawn.readAll($0) }
+        return (status, String(decoding: output, as: UTF8.self))
     }
 }

@@ -78,7 +78,7 @@ extension KeychainClient {
             try Spawn.process(
                 daemon, arguments: ["--home", paths.home],
                 environment: DaemonEnvironment.forDaemon(client: ProcessInfo.processInfo.environment, explicit: daemonEnvironment),
-                descriptors: Spawn.Descriptors(nullStandardStreams: true), newSession: true, failure: OSStatusCode.notAvailable)
+                descriptors: .null, newSession: true, failure: OSStatusCode.notAvailable)
         }
 
         /// Reaps `child` (exited, or not yet): a daemon that outlives us is reparented.

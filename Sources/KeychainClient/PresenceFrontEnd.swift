@@ -1,5 +1,6 @@
 import FoundationEssentials
 public import KeychainModel
+import KeychainSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -43,32 +44,19 @@ public struct PresenceFrontEnd: Sendable {
     }
 
     private func ask(_ agent: String, _ secret: Secret, _ prompt: String) throws -> SecretBytes {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw KeychainError(status: OSStatusCode.io, message: "pipe failed") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-        posix_spawn_file_actions_addclose(&actions, fds[0])
-        let words: [String] = [agent, secret.rawValue, prompt]
-        let argv = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, agent, &actions, nil, argv, environ)
-        close(fds[1])
-        defer { close(fds[0]) }
-        guard spawned == 0 else {
-            throw KeychainError(status: OSStatusCode.interactionNotAllowed, message: "cannot run the passcode agent \(agent)")
+        // The agent runs as any program the user starts would (this process's environment).
+        let (status, line) = try Spawn.capturingOutput(
+            agent, arguments: [secret.rawValue, prompt], environment: ProcessInfo.processInfo.environment,
+            failure: OSStatusCode.interactionNotAllowed
+        ) { fd -> SecretBytes? in
+            var line: [UInt8] = []
+            defer { line.withUnsafeMutableBytes { SecretBytes.zero($0) } }
+            return TerminalInput.readLine(from: fd, into: &line) ? SecretBytes(line) : nil
         }
-        var line: [UInt8] = []
-        defer { line.withUnsafeMutableBytes { SecretBytes.zero($0) } }
-        let answered = TerminalInput.readLine(from: fds[0], into: &line)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        guard answered, status == 0 else {
+        guard let line, status == 0 else {
             throw KeychainError(status: OSStatusCode.userCanceled, message: "the user cancelled the \(secret.rawValue) prompt")
         }
-        return SecretBytes(line)
+        return line
     }
 
     private static func write(_ text: String, to fd: Int32) {

@@ -63,17 +63,17 @@ public final class CallerIdentification: Sendable {
         var uid: UInt32 = 0
         var gid: UInt32 = 0
         guard trousseau_peer_credentials(fd, &pid, &uid, &gid) == 0 else {
-            throw KeychainError(status: OSStatusCode.io, message: "SO_PEERCRED: \(String(cString: strerror(errno)))")
+            throw SystemCall.ioError("SO_PEERCRED")
         }
         guard uid == getuid() else {
             throw KeychainError(status: OSStatusCode.missingEntitlement, message: "a process of another user (uid \(uid)) is refused")
         }
         guard let executable = ProcessExecutable.path(of: pid) else {
-            throw KeychainError(status: OSStatusCode.io, message: "cannot read the executable of pid \(pid): \(String(cString: strerror(errno)))")
+            throw SystemCall.ioError("cannot read the executable of pid \(pid)")
         }
         let exe = open("/proc/\(pid)/exe", O_RDONLY | O_CLOEXEC)
         guard exe >= 0 else {
-            throw KeychainError(status: OSStatusCode.io, message: "cannot open the executable of pid \(pid): \(String(cString: strerror(errno)))")
+            throw SystemCall.ioError("cannot open the executable of pid \(pid)")
         }
         defer { close(exe) }
         var code = try signatures.identity(ofExecutable: exe)

@@ -1,6 +1,7 @@
 import CodeSigning
 import FoundationEssentials
 import KeychainModel
+import KeychainSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -85,7 +86,7 @@ final class CodeIdentityCache: Sendable {
     }
 
     private static func ioError(_ what: String) -> KeychainError {
-        KeychainError(status: OSStatusCode.io, message: "\(what): \(String(cString: strerror(errno)))")
+        SystemCall.ioError("\(what)")
     }
 
     private static func read(_ fd: Int32, from start: Int, count: Int) throws -> Data {

@@ -1,4 +1,5 @@
 import KeychainModel
+import KeychainSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +18,7 @@ public enum DaemonLock {
     public static func acquire(home: String) throws -> Bool {
         let fd = open(home + "/" + fileName, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
-            throw KeychainError(status: OSStatusCode.io, message: "cannot open the daemon lock: \(String(cString: strerror(errno)))")
+            throw SystemCall.ioError("cannot open the daemon lock")
         }
         if flock(fd, LOCK_EX | LOCK_NB) == 0 {
             // Record the pid for tools and tests; the descriptor stays open (and locked).

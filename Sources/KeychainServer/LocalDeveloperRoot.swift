@@ -2,6 +2,7 @@ import CodeSigning
 import Crypto
 import FoundationEssentials
 import KeychainModel
+import KeychainSystem
 import KeychainStore
 
 #if canImport(Glibc)
@@ -79,7 +80,7 @@ struct LocalDeveloperRoot: Sendable {
             return existing
         }
         guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
-            throw KeychainError(status: OSStatusCode.io, message: "cannot create \(directory): \(String(cString: strerror(errno)))")
+            throw SystemCall.ioError("cannot create \(directory)")
         }
         let root = try DeveloperRoot.create(key: key, name: "Trousseau Local Developer Root (uid \(getuid()))")
         do {

@@ -50,7 +50,7 @@ public final class SecurityDaemon: Sendable {
                     usleep(10_000)
                     continue
                 }
-                DaemonLog.write("accept failed: \(String(cString: strerror(errno))); stopping")
+                DaemonLog.write("accept failed: \(SystemCall.describe(errno)); stopping")
                 break
             }
             let accepted = state.withLock { state -> Bool in
@@ -65,7 +65,7 @@ public final class SecurityDaemon: Sendable {
                 continue
             }
             if !ThreadLauncher.detach({ [self] in self.serve(connection) }) {
-                DaemonLog.write("cannot start a thread for a connection: \(String(cString: strerror(errno)))")
+                DaemonLog.write("cannot start a thread for a connection: \(SystemCall.describe(errno))")
                 finish(connection)
             }
         }

@@ -2,6 +2,7 @@ import FoundationEssentials
 import GRDB
 import KeychainCrypto
 public import KeychainModel
+import KeychainSystem
 public import EnclaveProtocol
 
 #if canImport(Glibc)
@@ -167,7 +168,7 @@ public final class KeychainStore: Sendable {
             return KeychainError(status: OSStatusCode.io, message: "storage error")
         }
         var detail = "SQLite error \(error.extendedResultCode.rawValue): \(error.message ?? "")"
-        if systemError != 0 { detail += " (\(String(cString: strerror(systemError))))" }
+        if systemError != 0 { detail += " (\(SystemCall.describe(systemError)))" }
         switch error.resultCode {
         case .SQLITE_FULL: return KeychainError(status: OSStatusCode.diskFull, message: detail)
         case .SQLITE_IOERR where [ENOSPC, EFBIG, EDQUOT].contains(systemError):
@@ -184,12 +185,12 @@ public final class KeychainStore: Sendable {
     static func withFileLock<T>(_ path: String, _ body: () throws -> T) throws -> T {
         let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
-            throw KeychainError(status: OSStatusCode.io, message: "cannot open \(path): \(String(cString: strerror(errno)))")
+            throw SystemCall.ioError("cannot open \(path)")
         }
         defer { close(fd) }  // closing releases the lock
         while flock(fd, LOCK_EX) != 0 {
             guard errno == EINTR else {
-                throw KeychainError(status: OSStatusCode.io, message: "cannot lock \(path): \(String(cString: strerror(errno)))")
+                throw SystemCall.ioError("cannot lock \(path)")
             }
         }
         return try body()
@@ -197,7 +198,7 @@ public final class KeychainStore: Sendable {
 
     static func createPrivateDirectory(_ path: String) throws {
         if mkdir(path, 0o700) != 0, errno != EEXIST {
-            throw KeychainError(status: OSStatusCode.io, message: "cannot create \(path): \(String(cString: strerror(errno)))")
+            throw SystemCall.ioError("cannot create \(path)")
         }
     }
 
@@ -206,7 +207,7 @@ public final class KeychainStore: Sendable {
     static func createPrivateFile(_ path: String) throws {
         let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
-            throw KeychainError(status: OSStatusCode.io, message: "cannot open \(path): \(String(cString: strerror(errno)))")
+            throw SystemCall.ioError("cannot open \(path)")
         }
         close(fd)
     }

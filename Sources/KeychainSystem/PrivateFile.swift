@@ -80,6 +80,6 @@ public enum PrivateFile {
     }
 
     public static func ioError(_ what: String) -> KeychainError {
-        KeychainError(status: OSStatusCode.io, message: "\(what): \(String(cString: strerror(errno)))")
+        SystemCall.ioError("\(what)")
     }
 }

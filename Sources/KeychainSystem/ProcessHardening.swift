@@ -15,7 +15,7 @@ public enum ProcessHardening {
         var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
         guard trousseau_set_nondumpable() == 0, setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCore) == 0 else {
             throw KeychainError(status: OSStatusCode.internalComponent,
-                                message: "cannot make the process non-dumpable: \(String(cString: strerror(errno)))")
+                                message: "cannot make the process non-dumpable: \(SystemCall.describe(errno))")
         }
         // Over a file-size limit (RLIMIT_FSZ) a write fails with EFBIG, which the store
         // reports as errSecDiskFull, instead of the signal killing the process.

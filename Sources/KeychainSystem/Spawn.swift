@@ -1,4 +1,5 @@
 public import FoundationEssentials
+import CSystemShims
 public import KeychainModel
 
 #if canImport(Glibc)
@@ -7,17 +8,36 @@ public import Glibc
 
 /// Starts a program with exactly the environment and descriptors it is given.
 public enum Spawn {
+    /// What one of the child's standard streams is.
+    public enum Stream: Sendable {
+        /// Ours.
+        case inherit
+        /// /dev/null.
+        case null
+        /// A descriptor of ours (a pipe's end).
+        case descriptor(Int32)
+    }
+
     /// What the child's descriptors are.
     public struct Descriptors: Sendable {
-        /// Standard input, output and error on /dev/null.
-        public var nullStandardStreams = false
+        public var standardInput: Stream
+        public var standardOutput: Stream
+        public var standardError: Stream
         /// A descriptor of ours that becomes the child's descriptor 3.
         public var descriptor3: Int32?
 
-        public init(nullStandardStreams: Bool = false, descriptor3: Int32? = nil) {
-            self.nullStandardStreams = nullStandardStreams
+        public init(
+            standardInput: Stream = .inherit, standardOutput: Stream = .inherit, standardError: Stream = .inherit,
+            descriptor3: Int32? = nil
+        ) {
+            self.standardInput = standardInput
+            self.standardOutput = standardOutput
+            self.standardError = standardError
             self.descriptor3 = descriptor3
         }
+
+        /// Standard input, output and error on /dev/null.
+        public static let null = Descriptors(standardInput: .null, standardOutput: .null, standardError: .null)
     }
 
     /// Starts `executable` with `arguments` (argv[0] is the executable) and `environment`,
@@ -33,9 +53,11 @@ public enum Spawn {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        if descriptors.nullStandardStreams {
-            for fd: Int32 in [0, 1, 2] {
-                posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+        for (fd, stream) in [(Int32(0), descriptors.standardInput), (1, descriptors.standardOutput), (2, descriptors.standardError)] {
+            switch stream {
+            case .inherit: break
+            case .null: posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+            case .descriptor(let ours): posix_spawn_file_actions_adddup2(&actions, ours, fd)
             }
         }
         var moved: Int32 = -1
@@ -68,6 +90,56 @@ public enum Spawn {
 }
 
 extension Spawn {
+    /// A close-on-exec pipe: (read end, write end).
+    public static func pipe() throws -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [-1, -1]
+        guard trousseau_pipe_cloexec(&fds) == 0 else { throw SystemCall.ioError("pipe") }
+        return (fds[0], fds[1])
+    }
+
+    /// Runs `executable` with its standard output on a pipe, which `read` consumes (from
+    /// the pipe's read end) while it runs; returns its exit code and what `read` returned.
+    public static func capturingOutput<Output>(
+        _ executable: String, arguments: [String], environment: [String: String], standardInput: Stream = .inherit,
+        standardError: Stream = .inherit, failure: Int32 = OSStatusCode.io, read: (Int32) throws -> Output
+    ) throws -> (exitCode: Int32, output: Output) {
+        let (reader, writer) = try pipe()
+        defer { close(reader) }
+        let pid: pid_t
+        do {
+            pid = try process(
+                executable, arguments: arguments, environment: environment,
+                descriptors: Descriptors(standardInput: standardInput, standardOutput: .descriptor(writer), standardError: standardError),
+                failure: failure)
+        } catch {
+            close(writer)
+            throw error
+        }
+        close(writer)
+        let output: Output
+        do {
+            output = try read(reader)
+        } catch {
+            close(reader)  // a child still writing gets EPIPE
+            SystemCall.wait(pid)
+            throw error
+        }
+        return (SystemCall.wait(pid).map(SystemCall.exitCode) ?? -1, output)
+    }
+
+    /// Reads `fd` to its end (at most `limit` bytes).
+    public static func readAll(_ fd: Int32, limit: Int = 1 << 20) -> [UInt8] {
+        var output = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while output.count < limit {
+            let n = Glibc.read(fd, &buffer, buffer.count)
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { break }
+            output += buffer[0..<n]
+        }
+        return output
+    }
+
     /// The sanitizer runtimes' options from this process's environment: a sanitized test
     /// run keeps them in every process it starts; nothing else passes.
     public static func sanitizerEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {

@@ -2,6 +2,7 @@ import CodeSigning
 import Crypto
 import FoundationEssentials
 import KeychainModel
+import KeychainSystem
 import KeychainProtocol
 import X509
 
@@ -163,18 +164,18 @@ enum CodeSigningCommands {
     private static func replace(_ path: String, with contents: Data) throws {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            throw KeychainError(status: OSStatusCode.io, message: "cannot stat \(path): \(String(cString: strerror(errno)))")
+            throw SystemCall.ioError("cannot stat \(path)")
         }
         let temporary = path + ".codesign-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, info.st_mode & 0o7777)
         guard fd >= 0 else {
-            throw KeychainError(status: OSStatusCode.io, message: "cannot create \(temporary): \(String(cString: strerror(errno)))")
+            throw SystemCall.ioError("cannot create \(temporary)")
         }
         let written = ToolOutput.write(contents, to: fd)
         let synced = fsync(fd) == 0
         close(fd)
         guard written, synced, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = SystemCall.describe(errno)
             unlink(temporary)
             throw KeychainError(status: OSStatusCode.io, message: "cannot write \(path): \(reason)")
         }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import KeychainModel
+import KeychainSystem
 import KeychainProtocol
 
 #if canImport(Glibc)
@@ -57,7 +58,7 @@ enum DumpKeychain {
         // keeps an existing file's mode).
         let fd = open(outputFile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0, fchmod(fd, 0o600) == 0, ToolOutput.write(Array(out.utf8), to: fd) else {
-            ToolOutput.report("\(outputFile): \(String(cString: strerror(errno)))")
+            ToolOutput.report("\(outputFile): \(SystemCall.describe(errno))")
             if fd >= 0 { close(fd) }
             return 1
         }
