@@ -1,5 +1,5 @@
 import FoundationEssentials
-import KeychainSystem
+internal import KeychainSystem
 
 /// The environment of a securityd a client starts: a fixed list, never the client's own.
 ///

@@ -1,7 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import KeychainModel
-import KeychainSystem
+internal import KeychainSystem
 
 #if canImport(Glibc)
 import Glibc

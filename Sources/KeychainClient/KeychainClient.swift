@@ -2,7 +2,7 @@ import Dispatch
 import FoundationEssentials
 public import KeychainModel
 public import KeychainProtocol
-import KeychainSystem
+internal import KeychainSystem
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import CSystemShims
+internal import CSystemShims
 public import CodeSigning
 import FoundationEssentials
 import KeychainCrypto

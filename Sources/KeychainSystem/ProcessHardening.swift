@@ -1,4 +1,4 @@
-import CSystemShims
+internal import CSystemShims
 import KeychainModel
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
 public import FoundationEssentials
-import CSystemShims
+internal import CSystemShims
 public import KeychainModel
 
 #if canImport(Glibc)

@@ -1,5 +1,4 @@
 import CSystemShims
-import Enclave
 import FoundationEssentials
 import KeychainModel
 import EnclaveBackend
