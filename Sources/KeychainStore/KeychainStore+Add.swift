@@ -12,9 +12,7 @@ extension KeychainStore {
         try caller.authorize(group)
         let protection = query.protection ?? query.itemClass.defaultProtection
         let synchronizable = query.synchronizable == .yes
-        if synchronizable, protection.isThisDeviceOnly {
-            throw KeychainError.param("a ThisDeviceOnly item cannot be synchronizable")
-        }
+        try ItemRules.check(synchronizable: synchronizable, protection: protection, hasAccessControl: query.accessControl != nil)
 
         var attributes = query.attributes
         for attribute in ItemSchema.of(query.itemClass).primaryKey where attributes[attribute.name] == nil {

@@ -31,12 +31,7 @@ extension KeychainStore {
                 if let protection = changes.protection { item.protection = protection }
                 if let synchronizable = changes.synchronizable { item.synchronizable = synchronizable }
                 if let data = changes.data { item.data = data }
-                if item.synchronizable, item.accessControl != nil {
-                    throw KeychainError.param("a synchronizable item cannot have an access control")
-                }
-                if item.synchronizable, item.protection.isThisDeviceOnly {
-                    throw KeychainError.param("a ThisDeviceOnly item cannot be synchronizable")
-                }
+                try ItemRules.check(synchronizable: item.synchronizable, protection: item.protection, hasAccessControl: item.accessControl != nil)
                 let sealed = try seal(item, keys: keys, authentication: query.authentication)
                 try claimPrimaryKey(sealed.identity.primaryKeyToken, of: item.itemClass, excluding: match.row.rowID, in: db)
                 try replace(rowID: match.row.rowID, with: sealed, in: db)
