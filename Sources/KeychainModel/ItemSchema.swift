@@ -45,56 +45,56 @@ public struct ItemSchema: Sendable {
 extension ItemSchema {
     /// Attribute names the store treats specially (plaintext columns).
     public enum Name {
-        public static let accessGroup = "agrp"
-        public static let accessible = "pdmn"
-        public static let synchronizable = "sync"
+        public static let accessGroup = SecName.kSecAttrAccessGroup
+        public static let accessible = SecName.kSecAttrAccessible
+        public static let synchronizable = SecName.kSecAttrSynchronizable
         public static let tombstone = "tomb"
-        public static let creationDate = "cdat"
-        public static let modificationDate = "mdat"
+        public static let creationDate = SecName.kSecAttrCreationDate
+        public static let modificationDate = SecName.kSecAttrModificationDate
     }
 
     private static func common(_ own: [AttributeDescriptor]) -> [AttributeDescriptor] {
         [
-            AttributeDescriptor("cdat", .date, access: .queryOnly),
-            AttributeDescriptor("mdat", .date, access: .queryOnly),
+            AttributeDescriptor(SecName.kSecAttrCreationDate, .date, access: .queryOnly),
+            AttributeDescriptor(SecName.kSecAttrModificationDate, .date, access: .queryOnly),
         ] + own + [
-            AttributeDescriptor("agrp", .string, primaryKey: true),
-            AttributeDescriptor("pdmn", .string),
-            AttributeDescriptor("sync", .bool, primaryKey: true),
+            AttributeDescriptor(SecName.kSecAttrAccessGroup, .string, primaryKey: true),
+            AttributeDescriptor(SecName.kSecAttrAccessible, .string),
+            AttributeDescriptor(SecName.kSecAttrSynchronizable, .bool, primaryKey: true),
             AttributeDescriptor("tomb", .bool, access: .queryOnly),
-            AttributeDescriptor("vwht", .string),
-            AttributeDescriptor("tkid", .string),
-            AttributeDescriptor("accc", .data, access: .internal),
+            AttributeDescriptor(SecName.kSecAttrSyncViewHint, .string),
+            AttributeDescriptor(SecName.kSecAttrTokenID, .string),
+            AttributeDescriptor(SecName.kSecAttrAccessControl, .data, access: .internal),
             AttributeDescriptor("musr", .data, access: .internal),
             AttributeDescriptor("sha1", .data, access: .internal),
             AttributeDescriptor("UUID", .string, access: .internal),
-            AttributeDescriptor("persistref", .data, access: .internal),
+            AttributeDescriptor(SecName.kSecAttrPersistentReference, .data, access: .internal),
             AttributeDescriptor("v_pk", .data, access: .internal),
         ]
     }
 
     /// Attributes that generic and internet passwords share.
     private static let passwordAttributes: [AttributeDescriptor] = [
-        AttributeDescriptor("desc", .string),
-        AttributeDescriptor("icmt", .string),
-        AttributeDescriptor("crtr", .number),
-        AttributeDescriptor("type", .number),
+        AttributeDescriptor(SecName.kSecAttrDescription, .string),
+        AttributeDescriptor(SecName.kSecAttrComment, .string),
+        AttributeDescriptor(SecName.kSecAttrCreator, .number),
+        AttributeDescriptor(SecName.kSecAttrType, .number),
         AttributeDescriptor("scrp", .number),
-        AttributeDescriptor("labl", .string),
+        AttributeDescriptor(SecName.kSecAttrLabel, .string),
         AttributeDescriptor("alis", .data),
-        AttributeDescriptor("invi", .bool),
-        AttributeDescriptor("nega", .bool),
+        AttributeDescriptor(SecName.kSecAttrIsInvisible, .bool),
+        AttributeDescriptor(SecName.kSecAttrIsNegative, .bool),
         AttributeDescriptor("cusi", .bool),
         AttributeDescriptor("prot", .data),
-        AttributeDescriptor("acct", .string, primaryKey: true),
+        AttributeDescriptor(SecName.kSecAttrAccount, .string, primaryKey: true),
     ]
 
     static let genericPassword = ItemSchema(
         .genericPassword,
         common(
             passwordAttributes + [
-                AttributeDescriptor("svce", .string, primaryKey: true),
-                AttributeDescriptor("gena", .data),
+                AttributeDescriptor(SecName.kSecAttrService, .string, primaryKey: true),
+                AttributeDescriptor(SecName.kSecAttrGeneric, .data),
             ]
         )
     )
@@ -103,14 +103,14 @@ extension ItemSchema {
         .internetPassword,
         common(
             passwordAttributes + [
-                AttributeDescriptor("sdmn", .string, primaryKey: true),
-                AttributeDescriptor("srvr", .string, primaryKey: true),
+                AttributeDescriptor(SecName.kSecAttrSecurityDomain, .string, primaryKey: true),
+                AttributeDescriptor(SecName.kSecAttrServer, .string, primaryKey: true),
                 // Apple's protocol and authentication-type constants are four-character
                 // strings ("htps", "dflt"), kept as strings as Apple's schema keeps them.
-                AttributeDescriptor("ptcl", .string, primaryKey: true),
-                AttributeDescriptor("atyp", .string, primaryKey: true),
-                AttributeDescriptor("port", .number, primaryKey: true),
-                AttributeDescriptor("path", .string, primaryKey: true),
+                AttributeDescriptor(SecName.kSecAttrProtocol, .string, primaryKey: true),
+                AttributeDescriptor(SecName.kSecAttrAuthenticationType, .string, primaryKey: true),
+                AttributeDescriptor(SecName.kSecAttrPort, .number, primaryKey: true),
+                AttributeDescriptor(SecName.kSecAttrPath, .string, primaryKey: true),
             ]
         )
     )
@@ -118,48 +118,48 @@ extension ItemSchema {
     static let certificate = ItemSchema(
         .certificate,
         common([
-            AttributeDescriptor("ctyp", .number, primaryKey: true),
-            AttributeDescriptor("cenc", .number),
-            AttributeDescriptor("labl", .string),
+            AttributeDescriptor(SecName.kSecAttrCertificateType, .number, primaryKey: true),
+            AttributeDescriptor(SecName.kSecAttrCertificateEncoding, .number),
+            AttributeDescriptor(SecName.kSecAttrLabel, .string),
             AttributeDescriptor("alis", .data),
-            AttributeDescriptor("subj", .data),
-            AttributeDescriptor("issr", .data, primaryKey: true),
-            AttributeDescriptor("slnr", .data, primaryKey: true),
-            AttributeDescriptor("skid", .data),
-            AttributeDescriptor("pkhh", .data),
+            AttributeDescriptor(SecName.kSecAttrSubject, .data),
+            AttributeDescriptor(SecName.kSecAttrIssuer, .data, primaryKey: true),
+            AttributeDescriptor(SecName.kSecAttrSerialNumber, .data, primaryKey: true),
+            AttributeDescriptor(SecName.kSecAttrSubjectKeyID, .data),
+            AttributeDescriptor(SecName.kSecAttrPublicKeyHash, .data),
         ])
     )
 
     static let key = ItemSchema(
         .key,
         common([
-            AttributeDescriptor("kcls", .number, primaryKey: true),
-            AttributeDescriptor("labl", .string),
+            AttributeDescriptor(SecName.kSecAttrKeyClass, .number, primaryKey: true),
+            AttributeDescriptor(SecName.kSecAttrLabel, .string),
             AttributeDescriptor("alis", .data),
-            AttributeDescriptor("perm", .bool),
+            AttributeDescriptor(SecName.kSecAttrIsPermanent, .bool),
             AttributeDescriptor("priv", .bool),
             AttributeDescriptor("modi", .bool),
-            AttributeDescriptor("klbl", .data, primaryKey: true),
-            AttributeDescriptor("atag", .data, primaryKey: true),
-            AttributeDescriptor("crtr", .number, primaryKey: true),
-            AttributeDescriptor("type", .number, primaryKey: true),
-            AttributeDescriptor("bsiz", .number, primaryKey: true),
-            AttributeDescriptor("esiz", .number, primaryKey: true),
+            AttributeDescriptor(SecName.kSecAttrApplicationLabel, .data, primaryKey: true),
+            AttributeDescriptor(SecName.kSecAttrApplicationTag, .data, primaryKey: true),
+            AttributeDescriptor(SecName.kSecAttrCreator, .number, primaryKey: true),
+            AttributeDescriptor(SecName.kSecAttrKeyType, .number, primaryKey: true),
+            AttributeDescriptor(SecName.kSecAttrKeySizeInBits, .number, primaryKey: true),
+            AttributeDescriptor(SecName.kSecAttrEffectiveKeySize, .number, primaryKey: true),
             AttributeDescriptor("sdat", .date, primaryKey: true),
             AttributeDescriptor("edat", .date, primaryKey: true),
-            AttributeDescriptor("sens", .bool),
+            AttributeDescriptor(SecName.kSecAttrIsSensitive, .bool),
             AttributeDescriptor("asen", .bool),
-            AttributeDescriptor("extr", .bool),
+            AttributeDescriptor(SecName.kSecAttrIsExtractable, .bool),
             AttributeDescriptor("next", .bool),
-            AttributeDescriptor("encr", .bool),
-            AttributeDescriptor("decr", .bool),
-            AttributeDescriptor("drve", .bool),
-            AttributeDescriptor("sign", .bool),
-            AttributeDescriptor("vrfy", .bool),
+            AttributeDescriptor(SecName.kSecAttrCanEncrypt, .bool),
+            AttributeDescriptor(SecName.kSecAttrCanDecrypt, .bool),
+            AttributeDescriptor(SecName.kSecAttrCanDerive, .bool),
+            AttributeDescriptor(SecName.kSecAttrCanSign, .bool),
+            AttributeDescriptor(SecName.kSecAttrCanVerify, .bool),
             AttributeDescriptor("snrc", .bool),
             AttributeDescriptor("vyrc", .bool),
-            AttributeDescriptor("wrap", .bool),
-            AttributeDescriptor("unwp", .bool),
+            AttributeDescriptor(SecName.kSecAttrCanWrap, .bool),
+            AttributeDescriptor(SecName.kSecAttrCanUnwrap, .bool),
         ])
     )
 }

@@ -1,42 +1,43 @@
 /// Raw keys and values of `SecItem` dictionaries that are not item attributes
 /// (Apple's `kSecClass`, `kSecMatch*`, `kSecReturn*`, `kSecValue*`, `kSecUse*`).
 public enum QueryKey {
-    public static let itemClass = "class"
-    public static let matchLimit = "m_Limit"
-    public static let matchLimitOne = "m_LimitOne"
-    public static let matchLimitAll = "m_LimitAll"
-    public static let returnData = "r_Data"
-    public static let returnAttributes = "r_Attributes"
-    public static let returnRef = "r_Ref"
-    public static let returnPersistentRef = "r_PersistentRef"
-    public static let valueData = "v_Data"
-    public static let valueRef = "v_Ref"
-    public static let valuePersistentRef = "v_PersistentRef"
+    public static let itemClass = SecName.kSecClass
+    public static let matchLimit = SecName.kSecMatchLimit
+    public static let matchLimitOne = SecName.kSecMatchLimitOne
+    public static let matchLimitAll = SecName.kSecMatchLimitAll
+    public static let returnData = SecName.kSecReturnData
+    public static let returnAttributes = SecName.kSecReturnAttributes
+    public static let returnRef = SecName.kSecReturnRef
+    public static let returnPersistentRef = SecName.kSecReturnPersistentRef
+    public static let valueData = SecName.kSecValueData
+    public static let valueRef = SecName.kSecValueRef
+    public static let valuePersistentRef = SecName.kSecValuePersistentRef
     /// `kSecUseTombstones`: whether deleting a synchronizable item leaves a tombstone.
     public static let useTombstones = "u_Tomb"
     /// `kSecUseDataProtectionKeychain`; accepted and ignored, as every item lives in one.
-    public static let useDataProtectionKeychain = "nleg"
+    public static let useDataProtectionKeychain = SecName.kSecUseDataProtectionKeychain
     /// `kSecAttrAccessControl`: an encoded ``AccessControl``.
-    public static let accessControl = "accc"
+    public static let accessControl = SecName.kSecAttrAccessControl
     /// `kSecUseAuthenticationContext`: the id of an authentication context (LAContext).
-    public static let authenticationContext = "u_AuthCtx"
+    public static let authenticationContext = SecName.kSecUseAuthenticationContext
     /// `kSecUseAuthenticationUI` and its values.
-    public static let authenticationUI = "u_AuthUI"
-    public static let authenticationUIAllow = "u_AuthUIA"
-    public static let authenticationUIFail = "u_AuthUIF"
-    public static let authenticationUISkip = "u_AuthUIS"
+    public static let authenticationUI = SecName.kSecUseAuthenticationUI
+    public static let authenticationUIAllow = SecName.kSecUseAuthenticationUIAllow
+    public static let authenticationUIFail = SecName.kSecUseAuthenticationUIFail
+    public static let authenticationUISkip = SecName.kSecUseAuthenticationUISkip
     /// `kSecUseOperationPrompt`: what the user is told when asked to authenticate.
-    public static let operationPrompt = "u_OpPrompt"
+    public static let operationPrompt = SecName.kSecUseOperationPrompt
     /// `kSecUseNoAuthenticationUI` (deprecated): true means `kSecUseAuthenticationUIFail`.
-    public static let noAuthenticationUI = "u_NoAuthUI"
+    public static let noAuthenticationUI = SecName.kSecUseNoAuthenticationUI
     /// `kSecAttrSynchronizableAny`, the `sync` value that matches both.
-    public static let synchronizableAny = "syna"
+    public static let synchronizableAny = SecName.kSecAttrSynchronizableAny
 
     /// Match options Apple defines that this keychain does not implement yet.
     public static let unimplementedMatchOptions: Set<String> = [
-        "m_Policy", "m_ItemList", "m_SearchList", "m_Issuers", "m_EmailAddressIfPresent",
-        "m_SubjectContains", "m_SubjectStartsWith", "m_SubjectEndsWith", "m_SubjectWholeString",
-        "m_CaseInsensitive", "m_DiacriticInsensitive", "m_WidthInsensitive", "m_TrustedOnly",
-        "m_ValidOnDate", "m_HostOrSubdomainOfHost",
+        SecName.kSecMatchPolicy, SecName.kSecMatchItemList, SecName.kSecMatchSearchList,
+        SecName.kSecMatchIssuers, SecName.kSecMatchEmailAddressIfPresent, SecName.kSecMatchSubjectContains,
+        SecName.kSecMatchSubjectStartsWith, SecName.kSecMatchSubjectEndsWith, SecName.kSecMatchSubjectWholeString, SecName.kSecMatchCaseInsensitive,
+        SecName.kSecMatchDiacriticInsensitive, SecName.kSecMatchWidthInsensitive, SecName.kSecMatchTrustedOnly,
+        SecName.kSecMatchValidOnDate, "m_HostOrSubdomainOfHost",
     ]
 }

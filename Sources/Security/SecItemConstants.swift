@@ -1,163 +1,169 @@
-// Apple's raw values of the SecItem constants (Security/SecItem.h), so that dictionaries
-// built with them are the dictionaries securityd reads. nonisolated(unsafe): NSString is
-// not marked Sendable, but these are immutable strings that nothing mutates.
+// Apple's SecItem constants (Security/SecItem.h), each derived from KeychainModel's one
+// table of raw values (SecName), which the query parser reads too. nonisolated(unsafe):
+// NSString is not marked Sendable, but these are immutable strings that nothing mutates.
 
 import Foundation
+import KeychainModel
 
 /// The item class key and its values.
-nonisolated(unsafe) public let kSecClass: CFString = "class"
-nonisolated(unsafe) public let kSecClassGenericPassword: CFString = "genp"
-nonisolated(unsafe) public let kSecClassInternetPassword: CFString = "inet"
-nonisolated(unsafe) public let kSecClassCertificate: CFString = "cert"
-nonisolated(unsafe) public let kSecClassKey: CFString = "keys"
-nonisolated(unsafe) public let kSecClassIdentity: CFString = "idnt"
+nonisolated(unsafe) public let kSecClass: CFString = NSString(string: SecName.kSecClass)
+nonisolated(unsafe) public let kSecClassGenericPassword: CFString = NSString(string: SecName.kSecClassGenericPassword)
+nonisolated(unsafe) public let kSecClassInternetPassword: CFString = NSString(string: SecName.kSecClassInternetPassword)
+nonisolated(unsafe) public let kSecClassCertificate: CFString = NSString(string: SecName.kSecClassCertificate)
+nonisolated(unsafe) public let kSecClassKey: CFString = NSString(string: SecName.kSecClassKey)
+nonisolated(unsafe) public let kSecClassIdentity: CFString = NSString(string: SecName.kSecClassIdentity)
 
 /// Item attribute keys (`kSecAttr…`).
-nonisolated(unsafe) public let kSecAttrAccessible: CFString = "pdmn"
-nonisolated(unsafe) public let kSecAttrAccessControl: CFString = "accc"
-nonisolated(unsafe) public let kSecAttrAccessGroup: CFString = "agrp"
-nonisolated(unsafe) public let kSecAttrSynchronizable: CFString = "sync"
-nonisolated(unsafe) public let kSecAttrCreationDate: CFString = "cdat"
-nonisolated(unsafe) public let kSecAttrModificationDate: CFString = "mdat"
-nonisolated(unsafe) public let kSecAttrDescription: CFString = "desc"
-nonisolated(unsafe) public let kSecAttrComment: CFString = "icmt"
-nonisolated(unsafe) public let kSecAttrCreator: CFString = "crtr"
-nonisolated(unsafe) public let kSecAttrType: CFString = "type"
-nonisolated(unsafe) public let kSecAttrLabel: CFString = "labl"
-nonisolated(unsafe) public let kSecAttrIsInvisible: CFString = "invi"
-nonisolated(unsafe) public let kSecAttrIsNegative: CFString = "nega"
-nonisolated(unsafe) public let kSecAttrAccount: CFString = "acct"
-nonisolated(unsafe) public let kSecAttrService: CFString = "svce"
-nonisolated(unsafe) public let kSecAttrGeneric: CFString = "gena"
-nonisolated(unsafe) public let kSecAttrSecurityDomain: CFString = "sdmn"
-nonisolated(unsafe) public let kSecAttrServer: CFString = "srvr"
-nonisolated(unsafe) public let kSecAttrProtocol: CFString = "ptcl"
-nonisolated(unsafe) public let kSecAttrAuthenticationType: CFString = "atyp"
-nonisolated(unsafe) public let kSecAttrPort: CFString = "port"
-nonisolated(unsafe) public let kSecAttrPath: CFString = "path"
-nonisolated(unsafe) public let kSecAttrSubject: CFString = "subj"
-nonisolated(unsafe) public let kSecAttrIssuer: CFString = "issr"
-nonisolated(unsafe) public let kSecAttrSerialNumber: CFString = "slnr"
-nonisolated(unsafe) public let kSecAttrSubjectKeyID: CFString = "skid"
-nonisolated(unsafe) public let kSecAttrPublicKeyHash: CFString = "pkhh"
-nonisolated(unsafe) public let kSecAttrCertificateType: CFString = "ctyp"
-nonisolated(unsafe) public let kSecAttrCertificateEncoding: CFString = "cenc"
-nonisolated(unsafe) public let kSecAttrKeyClass: CFString = "kcls"
-nonisolated(unsafe) public let kSecAttrApplicationLabel: CFString = "klbl"
-nonisolated(unsafe) public let kSecAttrIsPermanent: CFString = "perm"
-nonisolated(unsafe) public let kSecAttrIsSensitive: CFString = "sens"
-nonisolated(unsafe) public let kSecAttrIsExtractable: CFString = "extr"
-nonisolated(unsafe) public let kSecAttrApplicationTag: CFString = "atag"
-nonisolated(unsafe) public let kSecAttrKeyType: CFString = "type"
-nonisolated(unsafe) public let kSecAttrKeySizeInBits: CFString = "bsiz"
-nonisolated(unsafe) public let kSecAttrEffectiveKeySize: CFString = "esiz"
-nonisolated(unsafe) public let kSecAttrCanEncrypt: CFString = "encr"
-nonisolated(unsafe) public let kSecAttrCanDecrypt: CFString = "decr"
-nonisolated(unsafe) public let kSecAttrCanDerive: CFString = "drve"
-nonisolated(unsafe) public let kSecAttrCanSign: CFString = "sign"
-nonisolated(unsafe) public let kSecAttrCanVerify: CFString = "vrfy"
-nonisolated(unsafe) public let kSecAttrCanWrap: CFString = "wrap"
-nonisolated(unsafe) public let kSecAttrCanUnwrap: CFString = "unwp"
-nonisolated(unsafe) public let kSecAttrSyncViewHint: CFString = "vwht"
-nonisolated(unsafe) public let kSecAttrTokenID: CFString = "tkid"
-nonisolated(unsafe) public let kSecAttrPersistentReference: CFString = "persistref"
-nonisolated(unsafe) public let kSecAttrPersistantReference: CFString = "persistref"
+nonisolated(unsafe) public let kSecAttrAccessible: CFString = NSString(string: SecName.kSecAttrAccessible)
+nonisolated(unsafe) public let kSecAttrAccessControl: CFString = NSString(string: SecName.kSecAttrAccessControl)
+nonisolated(unsafe) public let kSecAttrAccessGroup: CFString = NSString(string: SecName.kSecAttrAccessGroup)
+nonisolated(unsafe) public let kSecAttrSynchronizable: CFString = NSString(string: SecName.kSecAttrSynchronizable)
+nonisolated(unsafe) public let kSecAttrCreationDate: CFString = NSString(string: SecName.kSecAttrCreationDate)
+nonisolated(unsafe) public let kSecAttrModificationDate: CFString = NSString(string: SecName.kSecAttrModificationDate)
+nonisolated(unsafe) public let kSecAttrDescription: CFString = NSString(string: SecName.kSecAttrDescription)
+nonisolated(unsafe) public let kSecAttrComment: CFString = NSString(string: SecName.kSecAttrComment)
+nonisolated(unsafe) public let kSecAttrCreator: CFString = NSString(string: SecName.kSecAttrCreator)
+nonisolated(unsafe) public let kSecAttrType: CFString = NSString(string: SecName.kSecAttrType)
+nonisolated(unsafe) public let kSecAttrLabel: CFString = NSString(string: SecName.kSecAttrLabel)
+nonisolated(unsafe) public let kSecAttrIsInvisible: CFString = NSString(string: SecName.kSecAttrIsInvisible)
+nonisolated(unsafe) public let kSecAttrIsNegative: CFString = NSString(string: SecName.kSecAttrIsNegative)
+nonisolated(unsafe) public let kSecAttrAccount: CFString = NSString(string: SecName.kSecAttrAccount)
+nonisolated(unsafe) public let kSecAttrService: CFString = NSString(string: SecName.kSecAttrService)
+nonisolated(unsafe) public let kSecAttrGeneric: CFString = NSString(string: SecName.kSecAttrGeneric)
+nonisolated(unsafe) public let kSecAttrSecurityDomain: CFString = NSString(string: SecName.kSecAttrSecurityDomain)
+nonisolated(unsafe) public let kSecAttrServer: CFString = NSString(string: SecName.kSecAttrServer)
+nonisolated(unsafe) public let kSecAttrProtocol: CFString = NSString(string: SecName.kSecAttrProtocol)
+nonisolated(unsafe) public let kSecAttrAuthenticationType: CFString = NSString(string: SecName.kSecAttrAuthenticationType)
+nonisolated(unsafe) public let kSecAttrPort: CFString = NSString(string: SecName.kSecAttrPort)
+nonisolated(unsafe) public let kSecAttrPath: CFString = NSString(string: SecName.kSecAttrPath)
+nonisolated(unsafe) public let kSecAttrSubject: CFString = NSString(string: SecName.kSecAttrSubject)
+nonisolated(unsafe) public let kSecAttrIssuer: CFString = NSString(string: SecName.kSecAttrIssuer)
+nonisolated(unsafe) public let kSecAttrSerialNumber: CFString = NSString(string: SecName.kSecAttrSerialNumber)
+nonisolated(unsafe) public let kSecAttrSubjectKeyID: CFString = NSString(string: SecName.kSecAttrSubjectKeyID)
+nonisolated(unsafe) public let kSecAttrPublicKeyHash: CFString = NSString(string: SecName.kSecAttrPublicKeyHash)
+nonisolated(unsafe) public let kSecAttrCertificateType: CFString = NSString(string: SecName.kSecAttrCertificateType)
+nonisolated(unsafe) public let kSecAttrCertificateEncoding: CFString = NSString(string: SecName.kSecAttrCertificateEncoding)
+nonisolated(unsafe) public let kSecAttrKeyClass: CFString = NSString(string: SecName.kSecAttrKeyClass)
+nonisolated(unsafe) public let kSecAttrApplicationLabel: CFString = NSString(string: SecName.kSecAttrApplicationLabel)
+nonisolated(unsafe) public let kSecAttrIsPermanent: CFString = NSString(string: SecName.kSecAttrIsPermanent)
+nonisolated(unsafe) public let kSecAttrIsSensitive: CFString = NSString(string: SecName.kSecAttrIsSensitive)
+nonisolated(unsafe) public let kSecAttrIsExtractable: CFString = NSString(string: SecName.kSecAttrIsExtractable)
+nonisolated(unsafe) public let kSecAttrApplicationTag: CFString = NSString(string: SecName.kSecAttrApplicationTag)
+nonisolated(unsafe) public let kSecAttrKeyType: CFString = NSString(string: SecName.kSecAttrKeyType)
+nonisolated(unsafe) public let kSecAttrKeySizeInBits: CFString = NSString(string: SecName.kSecAttrKeySizeInBits)
+nonisolated(unsafe) public let kSecAttrEffectiveKeySize: CFString = NSString(string: SecName.kSecAttrEffectiveKeySize)
+nonisolated(unsafe) public let kSecAttrCanEncrypt: CFString = NSString(string: SecName.kSecAttrCanEncrypt)
+nonisolated(unsafe) public let kSecAttrCanDecrypt: CFString = NSString(string: SecName.kSecAttrCanDecrypt)
+nonisolated(unsafe) public let kSecAttrCanDerive: CFString = NSString(string: SecName.kSecAttrCanDerive)
+nonisolated(unsafe) public let kSecAttrCanSign: CFString = NSString(string: SecName.kSecAttrCanSign)
+nonisolated(unsafe) public let kSecAttrCanVerify: CFString = NSString(string: SecName.kSecAttrCanVerify)
+nonisolated(unsafe) public let kSecAttrCanWrap: CFString = NSString(string: SecName.kSecAttrCanWrap)
+nonisolated(unsafe) public let kSecAttrCanUnwrap: CFString = NSString(string: SecName.kSecAttrCanUnwrap)
+nonisolated(unsafe) public let kSecAttrSyncViewHint: CFString = NSString(string: SecName.kSecAttrSyncViewHint)
+nonisolated(unsafe) public let kSecAttrTokenID: CFString = NSString(string: SecName.kSecAttrTokenID)
+nonisolated(unsafe) public let kSecAttrPersistentReference: CFString = NSString(string: SecName.kSecAttrPersistentReference)
+nonisolated(unsafe) public let kSecAttrPersistantReference: CFString = NSString(string: SecName.kSecAttrPersistantReference)
 
 /// `kSecAttrAccessible` values: the protection classes.
-nonisolated(unsafe) public let kSecAttrAccessibleWhenUnlocked: CFString = "ak"
-nonisolated(unsafe) public let kSecAttrAccessibleAfterFirstUnlock: CFString = "ck"
-nonisolated(unsafe) public let kSecAttrAccessibleAlways: CFString = "dk"
-nonisolated(unsafe) public let kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly: CFString = "akpu"
-nonisolated(unsafe) public let kSecAttrAccessibleWhenUnlockedThisDeviceOnly: CFString = "aku"
-nonisolated(unsafe) public let kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly: CFString = "cku"
-nonisolated(unsafe) public let kSecAttrAccessibleAlwaysThisDeviceOnly: CFString = "dku"
+nonisolated(unsafe) public let kSecAttrAccessibleWhenUnlocked: CFString = NSString(string: SecName.kSecAttrAccessibleWhenUnlocked)
+nonisolated(unsafe) public let kSecAttrAccessibleAfterFirstUnlock: CFString = NSString(string: SecName.kSecAttrAccessibleAfterFirstUnlock)
+nonisolated(unsafe) public let kSecAttrAccessibleAlways: CFString = NSString(string: SecName.kSecAttrAccessibleAlways)
+nonisolated(unsafe) public let kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly: CFString = NSString(string: SecName.kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly)
+nonisolated(unsafe) public let kSecAttrAccessibleWhenUnlockedThisDeviceOnly: CFString = NSString(string: SecName.kSecAttrAccessibleWhenUnlockedThisDeviceOnly)
+nonisolated(unsafe) public let kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly: CFString = NSString(string: SecName.kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly)
+nonisolated(unsafe) public let kSecAttrAccessibleAlwaysThisDeviceOnly: CFString = NSString(string: SecName.kSecAttrAccessibleAlwaysThisDeviceOnly)
 
 /// The `kSecAttrSynchronizable` value that matches both.
-nonisolated(unsafe) public let kSecAttrSynchronizableAny: CFString = "syna"
+nonisolated(unsafe) public let kSecAttrSynchronizableAny: CFString = NSString(string: SecName.kSecAttrSynchronizableAny)
 
 /// `kSecAttrProtocol` values: four-character codes, padded with spaces.
-nonisolated(unsafe) public let kSecAttrProtocolFTP: CFString = "ftp "
-nonisolated(unsafe) public let kSecAttrProtocolFTPAccount: CFString = "ftpa"
-nonisolated(unsafe) public let kSecAttrProtocolHTTP: CFString = "http"
-nonisolated(unsafe) public let kSecAttrProtocolIRC: CFString = "irc "
-nonisolated(unsafe) public let kSecAttrProtocolNNTP: CFString = "nntp"
-nonisolated(unsafe) public let kSecAttrProtocolPOP3: CFString = "pop3"
-nonisolated(unsafe) public let kSecAttrProtocolSMTP: CFString = "smtp"
-nonisolated(unsafe) public let kSecAttrProtocolSOCKS: CFString = "sox "
-nonisolated(unsafe) public let kSecAttrProtocolIMAP: CFString = "imap"
-nonisolated(unsafe) public let kSecAttrProtocolLDAP: CFString = "ldap"
-nonisolated(unsafe) public let kSecAttrProtocolAppleTalk: CFString = "atlk"
-nonisolated(unsafe) public let kSecAttrProtocolAFP: CFString = "afp "
-nonisolated(unsafe) public let kSecAttrProtocolTelnet: CFString = "teln"
-nonisolated(unsafe) public let kSecAttrProtocolSSH: CFString = "ssh "
-nonisolated(unsafe) public let kSecAttrProtocolFTPS: CFString = "ftps"
-nonisolated(unsafe) public let kSecAttrProtocolHTTPS: CFString = "htps"
-nonisolated(unsafe) public let kSecAttrProtocolHTTPProxy: CFString = "htpx"
-nonisolated(unsafe) public let kSecAttrProtocolHTTPSProxy: CFString = "htsx"
-nonisolated(unsafe) public let kSecAttrProtocolFTPProxy: CFString = "ftpx"
-nonisolated(unsafe) public let kSecAttrProtocolSMB: CFString = "smb "
-nonisolated(unsafe) public let kSecAttrProtocolRTSP: CFString = "rtsp"
-nonisolated(unsafe) public let kSecAttrProtocolRTSPProxy: CFString = "rtsx"
-nonisolated(unsafe) public let kSecAttrProtocolDAAP: CFString = "daap"
-nonisolated(unsafe) public let kSecAttrProtocolEPPC: CFString = "eppc"
-nonisolated(unsafe) public let kSecAttrProtocolIPP: CFString = "ipp "
-nonisolated(unsafe) public let kSecAttrProtocolNNTPS: CFString = "ntps"
-nonisolated(unsafe) public let kSecAttrProtocolLDAPS: CFString = "ldps"
-nonisolated(unsafe) public let kSecAttrProtocolTelnetS: CFString = "tels"
-nonisolated(unsafe) public let kSecAttrProtocolIMAPS: CFString = "imps"
-nonisolated(unsafe) public let kSecAttrProtocolIRCS: CFString = "ircs"
-nonisolated(unsafe) public let kSecAttrProtocolPOP3S: CFString = "pops"
+nonisolated(unsafe) public let kSecAttrProtocolFTP: CFString = NSString(string: SecName.kSecAttrProtocolFTP)
+nonisolated(unsafe) public let kSecAttrProtocolFTPAccount: CFString = NSString(string: SecName.kSecAttrProtocolFTPAccount)
+nonisolated(unsafe) public let kSecAttrProtocolHTTP: CFString = NSString(string: SecName.kSecAttrProtocolHTTP)
+nonisolated(unsafe) public let kSecAttrProtocolIRC: CFString = NSString(string: SecName.kSecAttrProtocolIRC)
+nonisolated(unsafe) public let kSecAttrProtocolNNTP: CFString = NSString(string: SecName.kSecAttrProtocolNNTP)
+nonisolated(unsafe) public let kSecAttrProtocolPOP3: CFString = NSString(string: SecName.kSecAttrProtocolPOP3)
+nonisolated(unsafe) public let kSecAttrProtocolSMTP: CFString = NSString(string: SecName.kSecAttrProtocolSMTP)
+nonisolated(unsafe) public let kSecAttrProtocolSOCKS: CFString = NSString(string: SecName.kSecAttrProtocolSOCKS)
+nonisolated(unsafe) public let kSecAttrProtocolIMAP: CFString = NSString(string: SecName.kSecAttrProtocolIMAP)
+nonisolated(unsafe) public let kSecAttrProtocolLDAP: CFString = NSString(string: SecName.kSecAttrProtocolLDAP)
+nonisolated(unsafe) public let kSecAttrProtocolAppleTalk: CFString = NSString(string: SecName.kSecAttrProtocolAppleTalk)
+nonisolated(unsafe) public let kSecAttrProtocolAFP: CFString = NSString(string: SecName.kSecAttrProtocolAFP)
+nonisolated(unsafe) public let kSecAttrProtocolTelnet: CFString = NSString(string: SecName.kSecAttrProtocolTelnet)
+nonisolated(unsafe) public let kSecAttrProtocolSSH: CFString = NSString(string: SecName.kSecAttrProtocolSSH)
+nonisolated(unsafe) public let kSecAttrProtocolFTPS: CFString = NSString(string: SecName.kSecAttrProtocolFTPS)
+nonisolated(unsafe) public let kSecAttrProtocolHTTPS: CFString = NSString(string: SecName.kSecAttrProtocolHTTPS)
+nonisolated(unsafe) public let kSecAttrProtocolHTTPProxy: CFString = NSString(string: SecName.kSecAttrProtocolHTTPProxy)
+nonisolated(unsafe) public let kSecAttrProtocolHTTPSProxy: CFString = NSString(string: SecName.kSecAttrProtocolHTTPSProxy)
+nonisolated(unsafe) public let kSecAttrProtocolFTPProxy: CFString = NSString(string: SecName.kSecAttrProtocolFTPProxy)
+nonisolated(unsafe) public let kSecAttrProtocolSMB: CFString = NSString(string: SecName.kSecAttrProtocolSMB)
+nonisolated(unsafe) public let kSecAttrProtocolRTSP: CFString = NSString(string: SecName.kSecAttrProtocolRTSP)
+nonisolated(unsafe) public let kSecAttrProtocolRTSPProxy: CFString = NSString(string: SecName.kSecAttrProtocolRTSPProxy)
+nonisolated(unsafe) public let kSecAttrProtocolDAAP: CFString = NSString(string: SecName.kSecAttrProtocolDAAP)
+nonisolated(unsafe) public let kSecAttrProtocolEPPC: CFString = NSString(string: SecName.kSecAttrProtocolEPPC)
+nonisolated(unsafe) public let kSecAttrProtocolIPP: CFString = NSString(string: SecName.kSecAttrProtocolIPP)
+nonisolated(unsafe) public let kSecAttrProtocolNNTPS: CFString = NSString(string: SecName.kSecAttrProtocolNNTPS)
+nonisolated(unsafe) public let kSecAttrProtocolLDAPS: CFString = NSString(string: SecName.kSecAttrProtocolLDAPS)
+nonisolated(unsafe) public let kSecAttrProtocolTelnetS: CFString = NSString(string: SecName.kSecAttrProtocolTelnetS)
+nonisolated(unsafe) public let kSecAttrProtocolIMAPS: CFString = NSString(string: SecName.kSecAttrProtocolIMAPS)
+nonisolated(unsafe) public let kSecAttrProtocolIRCS: CFString = NSString(string: SecName.kSecAttrProtocolIRCS)
+nonisolated(unsafe) public let kSecAttrProtocolPOP3S: CFString = NSString(string: SecName.kSecAttrProtocolPOP3S)
 
 /// `kSecAttrAuthenticationType` values.
-nonisolated(unsafe) public let kSecAttrAuthenticationTypeNTLM: CFString = "ntlm"
-nonisolated(unsafe) public let kSecAttrAuthenticationTypeMSN: CFString = "msna"
-nonisolated(unsafe) public let kSecAttrAuthenticationTypeDPA: CFString = "dpaa"
-nonisolated(unsafe) public let kSecAttrAuthenticationTypeRPA: CFString = "rpaa"
-nonisolated(unsafe) public let kSecAttrAuthenticationTypeHTTPBasic: CFString = "http"
-nonisolated(unsafe) public let kSecAttrAuthenticationTypeHTTPDigest: CFString = "httd"
-nonisolated(unsafe) public let kSecAttrAuthenticationTypeHTMLForm: CFString = "form"
-nonisolated(unsafe) public let kSecAttrAuthenticationTypeDefault: CFString = "dflt"
+nonisolated(unsafe) public let kSecAttrAuthenticationTypeNTLM: CFString = NSString(string: SecName.kSecAttrAuthenticationTypeNTLM)
+nonisolated(unsafe) public let kSecAttrAuthenticationTypeMSN: CFString = NSString(string: SecName.kSecAttrAuthenticationTypeMSN)
+nonisolated(unsafe) public let kSecAttrAuthenticationTypeDPA: CFString = NSString(string: SecName.kSecAttrAuthenticationTypeDPA)
+nonisolated(unsafe) public let kSecAttrAuthenticationTypeRPA: CFString = NSString(string: SecName.kSecAttrAuthenticationTypeRPA)
+nonisolated(unsafe) public let kSecAttrAuthenticationTypeHTTPBasic: CFString = NSString(string: SecName.kSecAttrAuthenticationTypeHTTPBasic)
+nonisolated(unsafe) public let kSecAttrAuthenticationTypeHTTPDigest: CFString = NSString(string: SecName.kSecAttrAuthenticationTypeHTTPDigest)
+nonisolated(unsafe) public let kSecAttrAuthenticationTypeHTMLForm: CFString = NSString(string: SecName.kSecAttrAuthenticationTypeHTMLForm)
+nonisolated(unsafe) public let kSecAttrAuthenticationTypeDefault: CFString = NSString(string: SecName.kSecAttrAuthenticationTypeDefault)
 
 /// `kSecAttrKeyClass` and `kSecAttrKeyType` values (decimal strings, as Apple's).
-nonisolated(unsafe) public let kSecAttrKeyClassPublic: CFString = "0"
-nonisolated(unsafe) public let kSecAttrKeyClassPrivate: CFString = "1"
-nonisolated(unsafe) public let kSecAttrKeyClassSymmetric: CFString = "2"
-nonisolated(unsafe) public let kSecAttrKeyTypeRSA: CFString = "42"
-nonisolated(unsafe) public let kSecAttrKeyTypeEC: CFString = "73"
-nonisolated(unsafe) public let kSecAttrKeyTypeECSECPrimeRandom: CFString = "73"
+nonisolated(unsafe) public let kSecAttrKeyClassPublic: CFString = NSString(string: SecName.kSecAttrKeyClassPublic)
+nonisolated(unsafe) public let kSecAttrKeyClassPrivate: CFString = NSString(string: SecName.kSecAttrKeyClassPrivate)
+nonisolated(unsafe) public let kSecAttrKeyClassSymmetric: CFString = NSString(string: SecName.kSecAttrKeyClassSymmetric)
+nonisolated(unsafe) public let kSecAttrKeyTypeRSA: CFString = NSString(string: SecName.kSecAttrKeyTypeRSA)
+nonisolated(unsafe) public let kSecAttrKeyTypeEC: CFString = NSString(string: SecName.kSecAttrKeyTypeEC)
+nonisolated(unsafe) public let kSecAttrKeyTypeECSECPrimeRandom: CFString = NSString(string: SecName.kSecAttrKeyTypeECSECPrimeRandom)
 
 /// Search keys and `kSecMatchLimit` values.
-nonisolated(unsafe) public let kSecMatchPolicy: CFString = "m_Policy"
-nonisolated(unsafe) public let kSecMatchItemList: CFString = "m_ItemList"
-nonisolated(unsafe) public let kSecMatchSearchList: CFString = "m_SearchList"
-nonisolated(unsafe) public let kSecMatchIssuers: CFString = "m_Issuers"
-nonisolated(unsafe) public let kSecMatchEmailAddressIfPresent: CFString = "m_EmailAddressIfPresent"
-nonisolated(unsafe) public let kSecMatchSubjectContains: CFString = "m_SubjectContains"
-nonisolated(unsafe) public let kSecMatchCaseInsensitive: CFString = "m_CaseInsensitive"
-nonisolated(unsafe) public let kSecMatchTrustedOnly: CFString = "m_TrustedOnly"
-nonisolated(unsafe) public let kSecMatchValidOnDate: CFString = "m_ValidOnDate"
-nonisolated(unsafe) public let kSecMatchLimit: CFString = "m_Limit"
-nonisolated(unsafe) public let kSecMatchLimitOne: CFString = "m_LimitOne"
-nonisolated(unsafe) public let kSecMatchLimitAll: CFString = "m_LimitAll"
+nonisolated(unsafe) public let kSecMatchPolicy: CFString = NSString(string: SecName.kSecMatchPolicy)
+nonisolated(unsafe) public let kSecMatchItemList: CFString = NSString(string: SecName.kSecMatchItemList)
+nonisolated(unsafe) public let kSecMatchSearchList: CFString = NSString(string: SecName.kSecMatchSearchList)
+nonisolated(unsafe) public let kSecMatchIssuers: CFString = NSString(string: SecName.kSecMatchIssuers)
+nonisolated(unsafe) public let kSecMatchEmailAddressIfPresent: CFString = NSString(string: SecName.kSecMatchEmailAddressIfPresent)
+nonisolated(unsafe) public let kSecMatchSubjectContains: CFString = NSString(string: SecName.kSecMatchSubjectContains)
+nonisolated(unsafe) public let kSecMatchCaseInsensitive: CFString = NSString(string: SecName.kSecMatchCaseInsensitive)
+nonisolated(unsafe) public let kSecMatchSubjectStartsWith: CFString = NSString(string: SecName.kSecMatchSubjectStartsWith)
+nonisolated(unsafe) public let kSecMatchSubjectEndsWith: CFString = NSString(string: SecName.kSecMatchSubjectEndsWith)
+nonisolated(unsafe) public let kSecMatchSubjectWholeString: CFString = NSString(string: SecName.kSecMatchSubjectWholeString)
+nonisolated(unsafe) public let kSecMatchDiacriticInsensitive: CFString = NSString(string: SecName.kSecMatchDiacriticInsensitive)
+nonisolated(unsafe) public let kSecMatchWidthInsensitive: CFString = NSString(string: SecName.kSecMatchWidthInsensitive)
+nonisolated(unsafe) public let kSecMatchTrustedOnly: CFString = NSString(string: SecName.kSecMatchTrustedOnly)
+nonisolated(unsafe) public let kSecMatchValidOnDate: CFString = NSString(string: SecName.kSecMatchValidOnDate)
+nonisolated(unsafe) public let kSecMatchLimit: CFString = NSString(string: SecName.kSecMatchLimit)
+nonisolated(unsafe) public let kSecMatchLimitOne: CFString = NSString(string: SecName.kSecMatchLimitOne)
+nonisolated(unsafe) public let kSecMatchLimitAll: CFString = NSString(string: SecName.kSecMatchLimitAll)
 
 /// Return-type keys.
-nonisolated(unsafe) public let kSecReturnData: CFString = "r_Data"
-nonisolated(unsafe) public let kSecReturnAttributes: CFString = "r_Attributes"
-nonisolated(unsafe) public let kSecReturnRef: CFString = "r_Ref"
-nonisolated(unsafe) public let kSecReturnPersistentRef: CFString = "r_PersistentRef"
+nonisolated(unsafe) public let kSecReturnData: CFString = NSString(string: SecName.kSecReturnData)
+nonisolated(unsafe) public let kSecReturnAttributes: CFString = NSString(string: SecName.kSecReturnAttributes)
+nonisolated(unsafe) public let kSecReturnRef: CFString = NSString(string: SecName.kSecReturnRef)
+nonisolated(unsafe) public let kSecReturnPersistentRef: CFString = NSString(string: SecName.kSecReturnPersistentRef)
 
 /// Value keys.
-nonisolated(unsafe) public let kSecValueData: CFString = "v_Data"
-nonisolated(unsafe) public let kSecValueRef: CFString = "v_Ref"
-nonisolated(unsafe) public let kSecValuePersistentRef: CFString = "v_PersistentRef"
+nonisolated(unsafe) public let kSecValueData: CFString = NSString(string: SecName.kSecValueData)
+nonisolated(unsafe) public let kSecValueRef: CFString = NSString(string: SecName.kSecValueRef)
+nonisolated(unsafe) public let kSecValuePersistentRef: CFString = NSString(string: SecName.kSecValuePersistentRef)
 
 /// `kSecUse…` keys and `kSecUseAuthenticationUI` values.
-nonisolated(unsafe) public let kSecUseItemList: CFString = "u_ItemList"
-nonisolated(unsafe) public let kSecUseOperationPrompt: CFString = "u_OpPrompt"
-nonisolated(unsafe) public let kSecUseNoAuthenticationUI: CFString = "u_NoAuthUI"
-nonisolated(unsafe) public let kSecUseAuthenticationUI: CFString = "u_AuthUI"
-nonisolated(unsafe) public let kSecUseAuthenticationUIAllow: CFString = "u_AuthUIA"
-nonisolated(unsafe) public let kSecUseAuthenticationUIFail: CFString = "u_AuthUIF"
-nonisolated(unsafe) public let kSecUseAuthenticationUISkip: CFString = "u_AuthUIS"
-nonisolated(unsafe) public let kSecUseAuthenticationContext: CFString = "u_AuthCtx"
-nonisolated(unsafe) public let kSecUseDataProtectionKeychain: CFString = "nleg"
+nonisolated(unsafe) public let kSecUseItemList: CFString = NSString(string: SecName.kSecUseItemList)
+nonisolated(unsafe) public let kSecUseOperationPrompt: CFString = NSString(string: SecName.kSecUseOperationPrompt)
+nonisolated(unsafe) public let kSecUseNoAuthenticationUI: CFString = NSString(string: SecName.kSecUseNoAuthenticationUI)
+nonisolated(unsafe) public let kSecUseAuthenticationUI: CFString = NSString(string: SecName.kSecUseAuthenticationUI)
+nonisolated(unsafe) public let kSecUseAuthenticationUIAllow: CFString = NSString(string: SecName.kSecUseAuthenticationUIAllow)
+nonisolated(unsafe) public let kSecUseAuthenticationUIFail: CFString = NSString(string: SecName.kSecUseAuthenticationUIFail)
+nonisolated(unsafe) public let kSecUseAuthenticationUISkip: CFString = NSString(string: SecName.kSecUseAuthenticationUISkip)
+nonisolated(unsafe) public let kSecUseAuthenticationContext: CFString = NSString(string: SecName.kSecUseAuthenticationContext)
+nonisolated(unsafe) public let kSecUseDataProtectionKeychain: CFString = NSString(string: SecName.kSecUseDataProtectionKeychain)

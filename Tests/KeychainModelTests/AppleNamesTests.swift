@@ -2,22 +2,33 @@ import Foundation
 import KeychainModel
 import Testing
 
-/// The `Security` module's public `kSec…` constants and the parser that reads the
-/// dictionaries built with them must agree: every key the module declares is one the parser
-/// knows — supported, or refused as errSecUnimplemented — never "unknown" (errSecParam).
-/// (A query with `kSecMatchIssuers` once got errSecParam: the parser knew another name.)
+/// Apple's names come from one table (``SecName``): the `Security` module's public `kSec…`
+/// constants are derived from it, and every key in it is one the parser knows —
+/// supported, or refused as errSecUnimplemented — never "unknown" (errSecParam). (A query
+/// with `kSecMatchIssuers` once got errSecParam: the parser knew another name.)
 @Suite struct AppleNamesTests {
-    /// Every `public let kSec…: CFString = "…"` in Sources/Security, by name.
-    static var declaredConstants: [(name: String, value: String)] {
+    /// Every `public let kSec…: CFString = …` in Sources/Security, with what follows `=`.
+    static var declaredConstants: [(name: String, definition: String)] {
         let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/Security")
         let files = (try? FileManager.default.contentsOfDirectory(atPath: sources.path)) ?? []
-        let pattern = try! Regex(#"public let (kSec\w+): CFString = "([^"]*)""#)  // a literal pattern
-        return files.filter { $0.hasSuffix(".swift") }.flatMap { file -> [(name: String, value: String)] in
+        let pattern = try! Regex(#"public let (kSec\w+): CFString = (.*)"#)  // a literal pattern
+        return files.filter { $0.hasSuffix(".swift") }.flatMap { file -> [(name: String, definition: String)] in
             let text = (try? String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)) ?? ""
             return text.matches(of: pattern).compactMap { match in
-                guard let name = match.output[1].substring, let value = match.output[2].substring else { return nil }
-                return (String(name), String(value))
+                guard let name = match.output[1].substring, let definition = match.output[2].substring else { return nil }
+                return (String(name), String(definition))
             }
+        }
+    }
+
+    /// Each constant of the Security module is the table's entry of the same name.
+    @Test func securityConstantsAreDerivedFromTheTable() {
+        let declared = Self.declaredConstants
+        #expect(declared.count == SecName.all.count, "declared \(declared.count), table \(SecName.all.count)")
+        let table = Set(SecName.all.map(\.name))
+        for (name, definition) in declared {
+            #expect(definition == "NSString(string: SecName.\(name))", "\(name) = \(definition)")
+            #expect(table.contains(name), "\(name) is not in SecName.all")
         }
     }
 
@@ -34,14 +45,8 @@ import Testing
         return name == "kSecClass" || ["kSecAttr", "kSecMatch", "kSecReturn", "kSecValue", "kSecUse"].contains { name.hasPrefix($0) }
     }
 
-    @Test func theSourceIsRead() {
-        let names = Self.declaredConstants.map(\.name)
-        #expect(names.count > 100)
-        #expect(names.contains("kSecMatchIssuers"))
-    }
-
     @Test func everyDeclaredKeyIsKnownToTheParser() {
-        let keys = Self.declaredConstants.filter { Self.isKey($0.name) }
+        let keys = SecName.all.filter { Self.isKey($0.name) }
         #expect(keys.count > 60)
         for (name, key) in keys {
             // Each class that could carry the key; known if any of them accepts or refuses it
