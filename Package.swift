@@ -35,7 +35,11 @@ let package = Package(
         // Shared by every process.
         .target(name: "KeychainModel"),
         .target(name: "CSystemShims"),
-        .target(name: "KeychainSystem", dependencies: ["CSystemShims", "KeychainModel"], swiftSettings: testHooks),
+        .target(name: "KeychainSystem", dependencies: ["KeychainModel"], swiftSettings: testHooks),
+        // Called from the main of each process that holds keys. Apart from the system layer:
+        // it needs a C shim, and nothing a client links may (swift-certificates imports
+        // `Security` when it can, and a C module in its closure would break that build).
+        .target(name: "KeychainHardening", dependencies: ["CSystemShims", "KeychainModel", "KeychainSystem"]),
         .target(
             name: "KeychainCrypto",
             dependencies: [
@@ -57,7 +61,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "trousseau-enclave",
-            dependencies: ["CSystemShims", "EnclaveBackend", "EnclaveProtocol", "KeychainSystem", "KeychainModel"],
+            dependencies: ["CSystemShims", "EnclaveBackend", "EnclaveProtocol", "KeychainHardening", "KeychainSystem", "KeychainModel"],
             swiftSettings: testHooks
         ),
 
@@ -95,7 +99,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "securityd",
-            dependencies: ["CSystemShims", "CodeSigning", "KeychainServer", "KeychainStore", "KeychainSystem", "Enclave", "KeychainModel"],
+            dependencies: [
+                "CSystemShims", "CodeSigning", "KeychainHardening", "KeychainServer", "KeychainStore", "KeychainSystem", "Enclave",
+                "KeychainModel",
+            ],
             swiftSettings: testHooks
         ),
 
@@ -165,7 +172,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "keychain-probe",
-            dependencies: ["KeychainClient", "KeychainModel", "KeychainProtocol", "KeychainSystem"],
+            dependencies: ["KeychainClient", "KeychainHardening", "KeychainModel", "KeychainProtocol", "KeychainSystem"],
             path: "Tests/Probe"
         ),
         .testTarget(

@@ -37,9 +37,3 @@ void trousseau_close_from(int lowest) {
         close((int)fd);
     }
 }
-
-#include <fcntl.h>
-
-int trousseau_pipe_cloexec(int fds[2]) {
-    return pipe2(fds, O_CLOEXEC);
-}

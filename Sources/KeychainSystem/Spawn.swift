@@ -1,5 +1,4 @@
 public import FoundationEssentials
-internal import CSystemShims
 public import KeychainModel
 
 #if canImport(Glibc)
@@ -90,20 +89,14 @@ public enum Spawn {
 }
 
 extension Spawn {
-    /// A close-on-exec pipe: (read end, write end).
-    public static func pipe() throws -> (read: Int32, write: Int32) {
-        var fds: [Int32] = [-1, -1]
-        guard trousseau_pipe_cloexec(&fds) == 0 else { throw SystemCall.ioError("pipe") }
-        return (fds[0], fds[1])
-    }
-
-    /// Runs `executable` with its standard output on a pipe, which `read` consumes (from
-    /// the pipe's read end) while it runs; returns its exit code and what `read` returned.
+    /// Runs `executable` with its standard output on a close-on-exec socketpair (a pipe
+    /// would need pipe2, which Glibc's module does not show), which `read` consumes while it
+    /// runs; returns its exit code and what `read` returned.
     public static func capturingOutput<Output>(
         _ executable: String, arguments: [String], environment: [String: String], standardInput: Stream = .inherit,
         standardError: Stream = .inherit, failure: Int32 = OSStatusCode.io, read: (Int32) throws -> Output
     ) throws -> (exitCode: Int32, output: Output) {
-        let (reader, writer) = try pipe()
+        let (reader, writer) = try UnixSocket.pair()
         defer { close(reader) }
         let pid: pid_t
         do {

@@ -6,6 +6,7 @@ import FoundationEssentials
 import KeychainModel
 import KeychainServer
 import KeychainStore
+import KeychainHardening
 import KeychainSystem
 
 #if canImport(Glibc)

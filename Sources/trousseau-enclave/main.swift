@@ -3,6 +3,7 @@ import FoundationEssentials
 import KeychainModel
 import EnclaveBackend
 import EnclaveProtocol
+import KeychainHardening
 import KeychainSystem
 
 // trousseau-enclave --home DIR [--unsafe-fast-kdf] [--test-sensor DIR]

@@ -143,7 +143,7 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: elsewhere + "/keybag")) == keybag, "nothing is overwritten")
     }
 
-    /// PR_SET_DUMPABLE itself is checked in-process (ProcessHardeningTests): from outside, a
+    /// PR_SET_DUMPABLE itself is checked in a fresh process (ProcessHardeningTests): from outside, a
     /// root test runner cannot tell. Here: the enclave runs with no core files, untraced.
     @Test func theEnclaveHasNoCoreFilesAndIsNotTraced() throws {
         let keychain = try EnclaveKeychain()

@@ -2,6 +2,7 @@ import FoundationEssentials
 import KeychainClient
 import KeychainModel
 import KeychainProtocol
+import KeychainHardening
 import KeychainSystem
 
 #if canImport(Glibc)

@@ -21,8 +21,4 @@ int trousseau_peer_credentials(int fd, int *pid, unsigned int *uid, unsigned int
 /// open (a parent waiting for end of file on them would wait forever).
 void trousseau_close_from(int lowest);
 
-/// pipe2(fds, O_CLOEXEC): a pipe whose ends no spawned program inherits unless dup2'd.
-/// Returns 0 or -1 with errno.
-int trousseau_pipe_cloexec(int fds[2]);
-
 #endif

@@ -1,5 +1,6 @@
-internal import CSystemShims
+import CSystemShims
 import KeychainModel
+import KeychainSystem
 
 #if canImport(Glibc)
 import Glibc
