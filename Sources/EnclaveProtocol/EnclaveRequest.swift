@@ -92,7 +92,7 @@ public enum EnclaveWire {
         var out = ByteWriter()
         out.append(version)
         out.append(1)
-        out.appendInteger(error.status)
+        error.status.encode(to: &out)
         out.appendLengthPrefixed(error.message)
         return out
     }
@@ -108,7 +108,7 @@ public enum EnclaveWire {
             try reader.expectEnd("enclave response")
             return response
         case 1:
-            let status = try reader.integer(Int32.self)
+            let status = try OSStatusCode(from: &reader)
             let message = try reader.string(limit: EnclaveCall.fieldLimit)
             throw KeychainError(status: status, message: message)
         default: throw KeychainError.decode("malformed enclave response")

@@ -9,20 +9,28 @@ public import FoundationEssentials
 /// item's secret blob; the enclave authenticates those bytes with the item key's wrapping,
 /// so an edited access control makes the item undecodable, never unprotected.
 public struct AccessControl: Sendable, Hashable {
-    /// Apple's `SecAccessControlCreateFlags` bits.
-    public enum Flag {
-        public static let userPresence: UInt64 = 1 << 0
-        public static let biometryAny: UInt64 = 1 << 1
-        public static let biometryCurrentSet: UInt64 = 1 << 3
-        public static let devicePasscode: UInt64 = 1 << 4
-        public static let companion: UInt64 = 1 << 5
-        public static let or: UInt64 = 1 << 14
-        public static let and: UInt64 = 1 << 15
-        public static let privateKeyUsage: UInt64 = 1 << 30
-        public static let applicationPassword: UInt64 = 1 << 31
+    /// Apple's `SecAccessControlCreateFlags`, with Apple's bit values.
+    public struct Flags: OptionSet, Sendable, Hashable {
+        public let rawValue: UInt64
 
-        static let known = userPresence | biometryAny | biometryCurrentSet | devicePasscode | companion | or | and
-            | privateKeyUsage | applicationPassword
+        public init(rawValue: UInt64) {
+            self.rawValue = rawValue
+        }
+
+        public static let userPresence = Flags(rawValue: 1 << 0)
+        public static let biometryAny = Flags(rawValue: 1 << 1)
+        public static let biometryCurrentSet = Flags(rawValue: 1 << 3)
+        public static let devicePasscode = Flags(rawValue: 1 << 4)
+        public static let companion = Flags(rawValue: 1 << 5)
+        public static let or = Flags(rawValue: 1 << 14)
+        public static let and = Flags(rawValue: 1 << 15)
+        public static let privateKeyUsage = Flags(rawValue: 1 << 30)
+        public static let applicationPassword = Flags(rawValue: 1 << 31)
+
+        static let known: Flags = [
+            .userPresence, .biometryAny, .biometryCurrentSet, .devicePasscode, .companion, .or, .and, .privateKeyUsage,
+            .applicationPassword,
+        ]
     }
 
     /// A way for the user to show presence, checked by the enclave.
@@ -38,7 +46,7 @@ public struct AccessControl: Sendable, Hashable {
     }
 
     public let protection: ProtectionClass
-    public let flags: UInt64
+    public let flags: Flags
     /// The enclave's digest of the biometric enrollment when the item was stored
     /// (`biometryCurrentSet` only); empty until the enclave binds it.
     public var enrollment: Data
@@ -50,18 +58,18 @@ public struct AccessControl: Sendable, Hashable {
     /// - Throws: `errSecParam` with Apple's message for unknown flags, `.or` with `.and`, both
     ///   biometry flags, or `.userPresence` with a constraint other than
     ///   `.applicationPassword` and `.privateKeyUsage`.
-    public init(protection: ProtectionClass, flags: UInt64) throws {
-        guard flags & ~Flag.known == 0 else {
-            throw KeychainError.param("SecAccessControl: unknown flags \(flags & ~Flag.known)")
+    public init(protection: ProtectionClass, flags: Flags) throws {
+        guard flags.isSubset(of: Flags.known) else {
+            throw KeychainError.param("SecAccessControl: unknown flags \(flags.subtracting(Flags.known).rawValue)")
         }
-        if flags & Flag.or != 0, flags & Flag.and != 0 {
+        if flags.isSuperset(of: [.or, .and]) {
             throw KeychainError.param("only one logical operation can be set")
         }
-        if flags & Flag.biometryAny != 0, flags & Flag.biometryCurrentSet != 0 {
+        if flags.isSuperset(of: [.biometryAny, .biometryCurrentSet]) {
             throw KeychainError.param("only one bio constraint can be set")
         }
-        if flags & Flag.userPresence != 0,
-            flags & ~(Flag.userPresence | Flag.applicationPassword | Flag.privateKeyUsage) != 0
+        if flags.contains(.userPresence),
+            !flags.isSubset(of: [.userPresence, .applicationPassword, .privateKeyUsage])
         {
             throw KeychainError.param(
                 "kSecAccessControlUserPresence can be combined only with kSecAccessControlApplicationPassword and kSecAccessControlPrivateKeyUsage")
@@ -74,12 +82,12 @@ public struct AccessControl: Sendable, Hashable {
 
     /// The factors of the constraint: userPresence is passcode or biometry.
     public var factors: [Factor] {
-        if flags & Flag.userPresence != 0 { return [.passcode, .biometryAny] }
+        if flags.contains(.userPresence) { return [.passcode, .biometryAny] }
         var factors: [Factor] = []
-        if flags & Flag.devicePasscode != 0 { factors.append(.passcode) }
-        if flags & Flag.biometryAny != 0 { factors.append(.biometryAny) }
-        if flags & Flag.biometryCurrentSet != 0 { factors.append(.biometryCurrentSet) }
-        if flags & Flag.companion != 0 { factors.append(.companion) }
+        if flags.contains(.devicePasscode) { factors.append(.passcode) }
+        if flags.contains(.biometryAny) { factors.append(.biometryAny) }
+        if flags.contains(.biometryCurrentSet) { factors.append(.biometryCurrentSet) }
+        if flags.contains(.companion) { factors.append(.companion) }
         return factors
     }
 
@@ -87,11 +95,11 @@ public struct AccessControl: Sendable, Hashable {
     /// (Apple's k-of-n constraint).
     public var requiredFactors: Int {
         let count = factors.count
-        return flags & (Flag.userPresence | Flag.or) != 0 ? min(1, count) : count
+        return flags.isDisjoint(with: [.userPresence, .or]) ? count : min(1, count)
     }
 
     /// Whether the secret is released only with an application password.
-    public var requiresApplicationPassword: Bool { flags & Flag.applicationPassword != 0 }
+    public var requiresApplicationPassword: Bool { flags.contains(.applicationPassword) }
 
     /// Whether reading the secret needs anything beyond the protection class.
     public var requiresAuthentication: Bool { !factors.isEmpty || requiresApplicationPassword }
@@ -119,7 +127,7 @@ public struct AccessControl: Sendable, Hashable {
     /// variable field length-prefixed.
     public var encoded: Data {
         var out = Data([Self.encodingVersion])
-        out.appendInteger(flags)
+        out.appendInteger(flags.rawValue)
         out.appendLengthPrefixed(Data(protection.rawValue.utf8))
         out.appendLengthPrefixed(enrollment)
         out.appendLengthPrefixed(passwordSalt)
@@ -133,7 +141,7 @@ public struct AccessControl: Sendable, Hashable {
         guard data.count <= Self.maximumEncodedSize else { throw KeychainError.decode("the access control is too long") }
         var reader = ByteReader(data)
         guard try reader.byte() == Self.encodingVersion else { throw KeychainError.decode("unknown access control version") }
-        let flags = try reader.integer(UInt64.self)
+        let flags = Flags(rawValue: try reader.integer(UInt64.self))
         let name = String(decoding: try reader.lengthPrefixed(limit: 8), as: UTF8.self)
         guard let protection = ProtectionClass(rawValue: name) else {
             throw KeychainError.param("SecAccessControl: invalid protection: \(name)")

@@ -138,7 +138,7 @@ extension ItemQuery {
         if let protection, protection != access.protection {
             throw KeychainError.param("kSecAttrAccessible and kSecAttrAccessControl disagree")
         }
-        if access.flags & AccessControl.Flag.privateKeyUsage != 0 {
+        if access.flags.contains(.privateKeyUsage) {
             throw KeychainError.param("kSecAccessControlPrivateKeyUsage applies to private keys")
         }
         if access.factors.contains(.companion) {

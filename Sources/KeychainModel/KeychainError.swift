@@ -4,8 +4,8 @@
 /// `#expect(throws: KeychainError.duplicateItem)` match whatever detail the message holds.
 /// The message never contains secret values, accounts or services.
 public struct KeychainError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// Apple's `OSStatus` value, for example -25300 for `errSecItemNotFound`.
-    public let status: Int32
+    /// Apple's `OSStatus`, for example ``OSStatusCode/itemNotFound`` (-25300).
+    public let status: OSStatusCode
     /// A human-readable explanation. Defaults to Apple's message for ``status``.
     public let message: String
     /// What the caller needs to go on, for statuses that ask something of it: for
@@ -15,9 +15,9 @@ public struct KeychainError: Error, Sendable, Hashable, CustomStringConvertible 
     /// Creates an error with `status` and an optional detail message.
     ///
     /// - Parameters:
-    ///   - status: Apple's `OSStatus` value.
+    ///   - status: Apple's `OSStatus`.
     ///   - message: a more specific message; when `nil`, Apple's message for the status.
-    public init(status: Int32, message: String? = nil, details: KeychainValue? = nil) {
+    public init(status: OSStatusCode, message: String? = nil, details: KeychainValue? = nil) {
         self.status = status
         self.message = message ?? KeychainError.appleMessage(for: status)
         self.details = details
@@ -32,7 +32,7 @@ public struct KeychainError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     public var description: String {
-        "\(message) (OSStatus \(status))"
+        "\(message) (OSStatus \(status.rawValue))"
     }
 }
 

@@ -1,57 +1,76 @@
-/// Apple's `OSStatus` values for the keychain, with the messages
-/// `SecCopyErrorMessageString` returns for them.
-public enum OSStatusCode {
-    public static let success: Int32 = 0
-    public static let unimplemented: Int32 = -4
-    public static let diskFull: Int32 = -34
-    public static let io: Int32 = -36
-    public static let opWr: Int32 = -49
-    public static let param: Int32 = -50
-    public static let wrPerm: Int32 = -61
-    public static let allocate: Int32 = -108
-    public static let userCanceled: Int32 = -128
-    public static let badReq: Int32 = -909
-    public static let internalComponent: Int32 = -2070
-    public static let coreFoundationUnknown: Int32 = -4960
-    public static let notAvailable: Int32 = -25291
-    public static let readOnly: Int32 = -25292
-    public static let authFailed: Int32 = -25293
-    public static let noSuchKeychain: Int32 = -25294
-    public static let invalidKeychain: Int32 = -25295
-    public static let duplicateKeychain: Int32 = -25296
-    public static let duplicateCallback: Int32 = -25297
-    public static let invalidCallback: Int32 = -25298
-    public static let duplicateItem: Int32 = -25299
-    public static let itemNotFound: Int32 = -25300
-    public static let bufferTooSmall: Int32 = -25301
-    public static let dataTooLarge: Int32 = -25302
-    public static let noSuchAttr: Int32 = -25303
-    public static let invalidItemRef: Int32 = -25304
-    public static let invalidSearchRef: Int32 = -25305
-    public static let noSuchClass: Int32 = -25306
-    public static let noDefaultKeychain: Int32 = -25307
-    public static let interactionNotAllowed: Int32 = -25308
-    public static let readOnlyAttr: Int32 = -25309
-    public static let wrongSecVersion: Int32 = -25310
-    public static let keySizeNotAllowed: Int32 = -25311
-    public static let noStorageModule: Int32 = -25312
-    public static let noCertificateModule: Int32 = -25313
-    public static let noPolicyModule: Int32 = -25314
-    public static let interactionRequired: Int32 = -25315
-    public static let dataNotAvailable: Int32 = -25316
-    public static let dataNotModifiable: Int32 = -25317
-    public static let createChainFailed: Int32 = -25318
-    public static let invalidPrefsDomain: Int32 = -25319
-    public static let inDarkWake: Int32 = -25320
-    public static let authNeeded: Int32 = -25330
-    public static let noAccessForItem: Int32 = -25243
-    public static let decode: Int32 = -26275
-    public static let missingEntitlement: Int32 = -34018
+/// An `OSStatus` the keychain returns: Apple's value, with the message
+/// `SecCopyErrorMessageString` gives for it.
+///
+/// Inside Trousseau statuses travel as this type, so a status cannot be confused with a
+/// count or a length; the `Security` module hands callers the bare `OSStatus` (``rawValue``).
+public struct OSStatusCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// Apple's `OSStatus` value, for example -25300 for `errSecItemNotFound`.
+    public let rawValue: Int32
+
+    public init(rawValue: Int32) {
+        self.rawValue = rawValue
+    }
+
+    init(_ rawValue: Int32) {
+        self.rawValue = rawValue
+    }
+
+    /// Apple's message for this status, as `SecCopyErrorMessageString` returns it.
+    public var message: String { KeychainError.appleMessage(for: self) }
+
+    public var description: String { String(rawValue) }
+
+    public static let success = OSStatusCode(0)
+    public static let unimplemented = OSStatusCode(-4)
+    public static let diskFull = OSStatusCode(-34)
+    public static let io = OSStatusCode(-36)
+    public static let opWr = OSStatusCode(-49)
+    public static let param = OSStatusCode(-50)
+    public static let wrPerm = OSStatusCode(-61)
+    public static let allocate = OSStatusCode(-108)
+    public static let userCanceled = OSStatusCode(-128)
+    public static let badReq = OSStatusCode(-909)
+    public static let internalComponent = OSStatusCode(-2070)
+    public static let coreFoundationUnknown = OSStatusCode(-4960)
+    public static let notAvailable = OSStatusCode(-25291)
+    public static let readOnly = OSStatusCode(-25292)
+    public static let authFailed = OSStatusCode(-25293)
+    public static let noSuchKeychain = OSStatusCode(-25294)
+    public static let invalidKeychain = OSStatusCode(-25295)
+    public static let duplicateKeychain = OSStatusCode(-25296)
+    public static let duplicateCallback = OSStatusCode(-25297)
+    public static let invalidCallback = OSStatusCode(-25298)
+    public static let duplicateItem = OSStatusCode(-25299)
+    public static let itemNotFound = OSStatusCode(-25300)
+    public static let bufferTooSmall = OSStatusCode(-25301)
+    public static let dataTooLarge = OSStatusCode(-25302)
+    public static let noSuchAttr = OSStatusCode(-25303)
+    public static let invalidItemRef = OSStatusCode(-25304)
+    public static let invalidSearchRef = OSStatusCode(-25305)
+    public static let noSuchClass = OSStatusCode(-25306)
+    public static let noDefaultKeychain = OSStatusCode(-25307)
+    public static let interactionNotAllowed = OSStatusCode(-25308)
+    public static let readOnlyAttr = OSStatusCode(-25309)
+    public static let wrongSecVersion = OSStatusCode(-25310)
+    public static let keySizeNotAllowed = OSStatusCode(-25311)
+    public static let noStorageModule = OSStatusCode(-25312)
+    public static let noCertificateModule = OSStatusCode(-25313)
+    public static let noPolicyModule = OSStatusCode(-25314)
+    public static let interactionRequired = OSStatusCode(-25315)
+    public static let dataNotAvailable = OSStatusCode(-25316)
+    public static let dataNotModifiable = OSStatusCode(-25317)
+    public static let createChainFailed = OSStatusCode(-25318)
+    public static let invalidPrefsDomain = OSStatusCode(-25319)
+    public static let inDarkWake = OSStatusCode(-25320)
+    public static let authNeeded = OSStatusCode(-25330)
+    public static let noAccessForItem = OSStatusCode(-25243)
+    public static let decode = OSStatusCode(-26275)
+    public static let missingEntitlement = OSStatusCode(-34018)
 }
 
 extension KeychainError {
     /// Apple's message for `status`, as `SecCopyErrorMessageString` returns it.
-    public static func appleMessage(for status: Int32) -> String {
+    public static func appleMessage(for status: OSStatusCode) -> String {
         switch status {
         case OSStatusCode.success: "No error."
         case OSStatusCode.unimplemented: "Function or operation not implemented."
@@ -99,7 +118,14 @@ extension KeychainError {
         case OSStatusCode.noAccessForItem: "The specified item has no access control."
         case OSStatusCode.decode: "Unable to decode the provided data."
         case OSStatusCode.missingEntitlement: "A required entitlement isn't present."
-        default: "OSStatus \(status)"
+        default: "OSStatus \(status.rawValue)"
         }
+    }
+}
+
+extension KeychainError {
+    /// Apple's message for a bare `OSStatus`, as `SecCopyErrorMessageString` returns it.
+    public static func appleMessage(for status: Int32) -> String {
+        appleMessage(for: OSStatusCode(rawValue: status))
     }
 }

@@ -56,7 +56,7 @@ public enum ServiceWire {
     public static func success<Response: WireCodable>(_ response: Response) -> ByteWriter {
         var out = ByteWriter()
         out.append(version)
-        out.appendInteger(OSStatusCode.success)
+        OSStatusCode.success.encode(to: &out)
         response.encode(to: &out)
         return out
     }
@@ -65,7 +65,7 @@ public enum ServiceWire {
     public static func failure(_ error: KeychainError) -> ByteWriter {
         var out = ByteWriter()
         out.append(version)
-        out.appendInteger(error.status == OSStatusCode.success ? OSStatusCode.internalComponent : error.status)
+        (error.status == .success ? OSStatusCode.internalComponent : error.status).encode(to: &out)
         out.appendLengthPrefixed(error.message)
         error.details.encode(to: &out)
         return out
@@ -76,8 +76,8 @@ public enum ServiceWire {
     /// - Throws: the daemon's error, or `errSecDecode` for a malformed response.
     public static func decodeResponse<Request: ServiceRequest>(_ reader: inout ByteReader, to _: Request.Type) throws -> Request.Response {
         guard try reader.byte() == version else { throw KeychainError.decode("unknown protocol version") }
-        let status = try reader.integer(Int32.self)
-        guard status == OSStatusCode.success else {
+        let status = try OSStatusCode(from: &reader)
+        guard status == .success else {
             let message = try reader.string(limit: 4096)
             let details = try KeychainValue?(from: &reader)
             try reader.expectEnd("response")

@@ -13,10 +13,10 @@ import Glibc
 /// home is not), and the client that started it throws that error rather than starting
 /// daemons until its timeout. The message names paths and system errors, never secrets.
 public struct DaemonStartFailure: Sendable, Equatable {
-    public let status: Int32
+    public let status: OSStatusCode
     public let message: String
 
-    public init(status: Int32, message: String) {
+    public init(status: OSStatusCode, message: String) {
         self.status = status
         self.message = message
     }
@@ -30,7 +30,7 @@ public struct DaemonStartFailure: Sendable, Equatable {
         let fd = open(Self.path(paths), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return }
         defer { close(fd) }
-        var text = "\(status)\n\(message)"
+        var text = "\(status.rawValue)\n\(message)"
         text.withUTF8 { _ = write(fd, $0.baseAddress, $0.count) }
     }
 
@@ -44,7 +44,7 @@ public struct DaemonStartFailure: Sendable, Equatable {
         guard count > 0 else { return nil }
         let text = String(decoding: bytes[..<count], as: UTF8.self)
         guard let newline = text.firstIndex(of: "\n"), let status = Int32(text[..<newline]) else { return nil }
-        return DaemonStartFailure(status: status, message: String(text[text.index(after: newline)...]))
+        return DaemonStartFailure(status: OSStatusCode(rawValue: status), message: String(text[text.index(after: newline)...]))
     }
 
     /// Removes the report (a daemon that started, or a client about to start one).

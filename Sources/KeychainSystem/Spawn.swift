@@ -47,7 +47,7 @@ public enum Spawn {
     /// - Throws: `failure` with the reason when it cannot be started.
     public static func process(
         _ executable: String, arguments: [String], environment: [String: String],
-        descriptors: Descriptors = Descriptors(), newSession: Bool = false, failure: Int32 = OSStatusCode.io
+        descriptors: Descriptors = Descriptors(), newSession: Bool = false, failure: OSStatusCode = .io
     ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -94,7 +94,7 @@ extension Spawn {
     /// runs; returns its exit code and what `read` returned.
     public static func capturingOutput<Output>(
         _ executable: String, arguments: [String], environment: [String: String], standardInput: Stream = .inherit,
-        standardError: Stream = .inherit, failure: Int32 = OSStatusCode.io, read: (Int32) throws -> Output
+        standardError: Stream = .inherit, failure: OSStatusCode = .io, read: (Int32) throws -> Output
     ) throws -> (exitCode: Int32, output: Output) {
         let (reader, writer) = try UnixSocket.pair()
         defer { close(reader) }

@@ -6,20 +6,20 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable {
     public let rawValue: CFOptionFlags
     public init(rawValue: CFOptionFlags) { self.rawValue = rawValue }
 
-    public static let userPresence = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flag.userPresence))
-    public static let biometryAny = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flag.biometryAny))
+    public static let userPresence = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flags.userPresence.rawValue))
+    public static let biometryAny = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flags.biometryAny.rawValue))
     @available(*, deprecated, renamed: "biometryAny")
     public static let touchIDAny = biometryAny
-    public static let biometryCurrentSet = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flag.biometryCurrentSet))
+    public static let biometryCurrentSet = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flags.biometryCurrentSet.rawValue))
     @available(*, deprecated, renamed: "biometryCurrentSet")
     public static let touchIDCurrentSet = biometryCurrentSet
-    public static let devicePasscode = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flag.devicePasscode))
-    public static let watch = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flag.companion))
-    public static let companion = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flag.companion))
-    public static let or = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flag.or))
-    public static let and = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flag.and))
-    public static let privateKeyUsage = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flag.privateKeyUsage))
-    public static let applicationPassword = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flag.applicationPassword))
+    public static let devicePasscode = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flags.devicePasscode.rawValue))
+    public static let watch = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flags.companion.rawValue))
+    public static let companion = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flags.companion.rawValue))
+    public static let or = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flags.or.rawValue))
+    public static let and = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flags.and.rawValue))
+    public static let privateKeyUsage = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flags.privateKeyUsage.rawValue))
+    public static let applicationPassword = SecAccessControlCreateFlags(rawValue: CFOptionFlags(AccessControl.Flags.applicationPassword.rawValue))
 }
 
 /// An access control (`kSecAttrAccessControl`): a protection class and the constraints on
@@ -45,10 +45,10 @@ public func SecAccessControlCreateWithFlags(
         guard let name = protection as? String, let protectionClass = ProtectionClass(rawValue: name) else {
             throw KeychainError.param("SecAccessControl: invalid protection: \(protection)")
         }
-        return SecAccessControl(try AccessControl(protection: protectionClass, flags: UInt64(flags.rawValue)))
+        return SecAccessControl(try AccessControl(protection: protectionClass, flags: AccessControl.Flags(rawValue: UInt64(flags.rawValue))))
     } catch let failure as KeychainError {
         error?.pointee = Unmanaged.passRetained(
-            NSError(domain: NSOSStatusErrorDomain, code: Int(failure.status), userInfo: [NSLocalizedDescriptionKey: failure.message]))
+            NSError(domain: NSOSStatusErrorDomain, code: Int(failure.status.rawValue), userInfo: [NSLocalizedDescriptionKey: failure.message]))
         return nil
     } catch {
         return nil

@@ -47,6 +47,6 @@ private func perform(_ result: UnsafeMutablePointer<CFTypeRef?>?, _ call: (Keych
         result?.pointee = value.map(FoundationBridge.object)
         return errSecSuccess
     } catch {
-        return error.status
+        return error.status.rawValue
     }
 }

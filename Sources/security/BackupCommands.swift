@@ -47,7 +47,7 @@ enum BackupCommands {
         }
         guard first.isEqual(to: second) else {
             ToolOutput.error("Passwords don't match.\n")
-            return OSStatusCode.authFailed
+            return OSStatusCode.authFailed.rawValue
         }
         do {
             let counts = try session.call(Service.CreateBackup(path: absolute(path), password: first), purpose: "make a backup")

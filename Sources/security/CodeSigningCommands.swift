@@ -62,7 +62,7 @@ enum CodeSigningCommands {
         } catch {
             let failure = KeychainError.from(error)
             ToolOutput.report("create-developer-identity", failure)
-            return failure.status
+            return failure.status.rawValue
         }
     }
 
@@ -94,7 +94,7 @@ enum CodeSigningCommands {
         } catch {
             let failure = KeychainError.from(error)
             ToolOutput.report("codesign", failure)
-            return failure.status
+            return failure.status.rawValue
         }
     }
 

@@ -27,7 +27,7 @@ enum DumpKeychain {
             // Items here are guarded by access groups, not ACLs, and the daemon never hands
             // out encrypted rows.
             ToolOutput.report("dump-keychain -\(unsupported)", status: OSStatusCode.unimplemented)
-            return OSStatusCode.unimplemented
+            return OSStatusCode.unimplemented.rawValue
         }
         var out = ""
         if operands.isEmpty || operands.contains(where: session.names(keychain:)) {

@@ -60,7 +60,7 @@ enum KeychainCommands {
                 guard let first = PasswordPrompt.read("New Password: "), let second = PasswordPrompt.read("Retype New Password: ") else { return -1 }
                 guard first.isEqual(to: second) else {
                     ToolOutput.error("Passwords don't match.\n")
-                    return OSStatusCode.authFailed
+                    return OSStatusCode.authFailed.rawValue
                 }
                 new = first
             }
@@ -69,7 +69,7 @@ enum KeychainCommands {
             return 0
         } catch {
             ToolOutput.report(function, error)
-            return error.status
+            return error.status.rawValue
         }
     }
 
@@ -97,7 +97,7 @@ enum KeychainCommands {
             status = try session.call(Service.KeychainStatusRequest())
         } catch {
             ToolOutput.report(function, error)
-            return error.status
+            return error.status.rawValue
         }
         let timeout = status.autoLockSeconds == 0 ? "no-timeout" : "timeout=\(status.autoLockSeconds)s"
         ToolOutput.error("Keychain \"\(name)\" \(timeout)\n")
@@ -130,13 +130,13 @@ enum KeychainCommands {
             return 0
         } catch {
             ToolOutput.report(function, error)
-            return error.status
+            return error.status.rawValue
         }
     }
 
-    private static func report(_ function: String, _ status: Int32) -> Int32 {
+    private static func report(_ function: String, _ status: OSStatusCode) -> Int32 {
         ToolOutput.report(function, status: status)
-        return status
+        return status.rawValue
     }
 }
 

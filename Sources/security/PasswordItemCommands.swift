@@ -55,7 +55,7 @@ enum PasswordItemCommands {
             : "SecKeychainAddInternetPassword \(keychainName ?? "<NULL>")"
         if let keychainName, !session.names(keychain: keychainName) {
             ToolOutput.report(function, status: OSStatusCode.noSuchKeychain)
-            return OSStatusCode.noSuchKeychain
+            return OSStatusCode.noSuchKeychain.rawValue
         }
         if update, updateFirst(matching: attributes, password: password, session) { return 0 }
         var item = attributes.newItem()
@@ -65,7 +65,7 @@ enum PasswordItemCommands {
             return 0
         } catch {
             ToolOutput.report(function, error)
-            return error.status
+            return error.status.rawValue
         }
     }
 
@@ -172,7 +172,7 @@ enum PasswordItemCommands {
             found = item
         } catch {
             ToolOutput.report("SecKeychainSearchCopyNext", error)
-            return error.status
+            return error.status.rawValue
         }
         let secret = Array(found[QueryKey.valueData]?.dataValue ?? Data())
         if passwordOnly {
@@ -205,7 +205,7 @@ enum PasswordItemCommands {
             return 0
         } catch {
             ToolOutput.report("SecKeychainSearchCopyNext", error)
-            return error.status
+            return error.status.rawValue
         }
     }
 

@@ -56,9 +56,9 @@ enum ToolOutput {
     }
 
     /// `security: <function>: <Apple's message for status>`, as `sec_perror` writes it.
-    static func report(_ function: String, status: Int32) {
+    static func report(_ function: String, status: OSStatusCode) {
         report("\(function): \(KeychainError.appleMessage(for: status))")
-        if debugging, status != OSStatusCode.success { error("detail: OSStatus \(status)\n") }
+        if debugging, status != .success { error("detail: OSStatus \(status.rawValue)\n") }
     }
 
     /// The same for a failed keychain call: the error's status, and with TROUSSEAU_DEBUG
@@ -72,7 +72,7 @@ enum ToolOutput {
     static func failure(_ function: String, _ error: any Error) -> Int32 {
         let failure = KeychainError.from(error)
         report(function, failure)
-        return failure.status
+        return failure.status.rawValue
     }
 
     private static var debugging: Bool { getenv("TROUSSEAU_DEBUG") != nil }

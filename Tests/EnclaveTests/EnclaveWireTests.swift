@@ -66,12 +66,12 @@ import Testing
     }
 
     @Test func errorsCrossTheWireWithTheirStatus() {
-        var response = ByteReader(Data(EnclaveWire.failure(KeychainError(status: -25308, message: "locked")).bytes))
+        var response = ByteReader(Data(EnclaveWire.failure(KeychainError(status: OSStatusCode.interactionNotAllowed, message: "locked")).bytes))
         do {
             _ = try EnclaveWire.decodeResponse(&response, to: EnclaveCall.Lock.self)
             Issue.record("expected an error")
         } catch let error as KeychainError {
-            #expect(error.status == -25308)
+            #expect(error.status == OSStatusCode.interactionNotAllowed)
             #expect(error.message == "locked")
         } catch {
             Issue.record("\(error)")

@@ -17,20 +17,20 @@ import Testing
     static let classD: Set<ProtectionClass> = [.always, .alwaysThisDeviceOnly]
 
     /// The OSStatus each cell must give.
-    static func expected(_ state: State, _ protection: ProtectionClass, _ operation: Operation) -> Int32 {
+    static func expected(_ state: State, _ protection: ProtectionClass, _ operation: Operation) -> OSStatusCode {
         switch state {
         case .noPasscode:
-            guard protection == .whenPasscodeSetThisDeviceOnly else { return 0 }
-            return operation == .add ? -25293 : -25300  // akpu cannot exist without a passcode
-        case .unlocked: return 0
-        case .locked: return classA.contains(protection) ? -25308 : 0
-        case .beforeFirstUnlock: return classD.contains(protection) ? 0 : -25308
+            guard protection == .whenPasscodeSetThisDeviceOnly else { return .success }
+            return operation == .add ? .authFailed : .itemNotFound  // akpu cannot exist without a passcode
+        case .unlocked: return .success
+        case .locked: return classA.contains(protection) ? .interactionNotAllowed : .success
+        case .beforeFirstUnlock: return classD.contains(protection) ? .success : .interactionNotAllowed
         }
     }
 
     func account(_ state: State, _ protection: ProtectionClass) -> String { "\(state.rawValue)-\(protection.rawValue)" }
 
-    func add(_ keychain: EnclaveKeychain, _ account: String, _ protection: ProtectionClass) -> Int32 {
+    func add(_ keychain: EnclaveKeychain, _ account: String, _ protection: ProtectionClass) -> OSStatusCode {
         osStatus {
             try keychain.store.add(
                 genericPassword(account: account, ["pdmn": .string(protection.rawValue), "v_Data": .utf8("secret")]),
@@ -38,7 +38,7 @@ import Testing
         }
     }
 
-    func run(_ operation: Operation, _ keychain: EnclaveKeychain, _ state: State, _ protection: ProtectionClass) -> Int32 {
+    func run(_ operation: Operation, _ keychain: EnclaveKeychain, _ state: State, _ protection: ProtectionClass) -> OSStatusCode {
         let name = account(state, protection)
         let store = keychain.store, caller = keychain.caller
         switch operation {
@@ -65,14 +65,14 @@ import Testing
         let passcode = SecretBytes("1234".utf8)
 
         for protection in ProtectionClass.allCases where protection != .whenPasscodeSetThisDeviceOnly {
-            #expect(add(keychain, account(.noPasscode, protection), protection) == 0)
+            #expect(add(keychain, account(.noPasscode, protection), protection) == OSStatusCode.success)
         }
         checkRow(keychain, .noPasscode)
 
         try keychain.enclave.changePasscode(old: nil, new: passcode)
         for state in [State.unlocked, .locked, .beforeFirstUnlock] {
             for protection in ProtectionClass.allCases {
-                #expect(add(keychain, account(state, protection), protection) == 0)
+                #expect(add(keychain, account(state, protection), protection) == OSStatusCode.success)
             }
         }
         checkRow(keychain, .unlocked)
@@ -81,7 +81,7 @@ import Testing
         #expect(try keychain.enclave.status().keybag.lockState == .locked)
         checkRow(keychain, .locked)
         // An add to a locked class is -25308 even when it would be a duplicate.
-        #expect(add(keychain, account(.beforeFirstUnlock, .whenUnlocked), .whenUnlocked) == -25308)
+        #expect(add(keychain, account(.beforeFirstUnlock, .whenUnlocked), .whenUnlocked) == OSStatusCode.interactionNotAllowed)
 
         try keychain.restart()
         #expect(try keychain.enclave.status().keybag.lockState == .beforeFirstUnlock)
@@ -90,8 +90,8 @@ import Testing
         // After the first unlock, the items the locked states kept from reach (and so
         // did not delete) read back.
         try keychain.enclave.unlock(passcode: passcode)
-        for protection in ProtectionClass.allCases where Self.expected(.beforeFirstUnlock, protection, .delete) != 0 {
-            #expect(run(.readData, keychain, .beforeFirstUnlock, protection) == 0, "\(protection.rawValue)")
+        for protection in ProtectionClass.allCases where Self.expected(.beforeFirstUnlock, protection, .delete) != OSStatusCode.success {
+            #expect(run(.readData, keychain, .beforeFirstUnlock, protection) == OSStatusCode.success, "\(protection.rawValue)")
         }
     }
 }
@@ -106,9 +106,9 @@ import Testing
         _ = try keychain.store.add(genericPassword(account: "plain", ["v_Data": .utf8("y")]), caller: keychain.caller)
 
         #expect(try keychain.enclave.changePasscode(old: passcode, new: nil) == true)
-        #expect(osStatus { try keychain.store.copyMatching(genericPassword(account: "pinned", ["r_Data": .bool(true)]), caller: keychain.caller) } == -25293)
+        #expect(osStatus { try keychain.store.copyMatching(genericPassword(account: "pinned", ["r_Data": .bool(true)]), caller: keychain.caller) } == OSStatusCode.authFailed)
         #expect(try keychain.store.purge(.whenPasscodeSetThisDeviceOnly) == 1)
-        #expect(osStatus { try keychain.store.copyMatching(genericPassword(account: "pinned"), caller: keychain.caller) } == -25300)
+        #expect(osStatus { try keychain.store.copyMatching(genericPassword(account: "pinned"), caller: keychain.caller) } == OSStatusCode.itemNotFound)
         #expect(try keychain.store.copyMatching(genericPassword(account: "plain", ["r_Data": .bool(true)]), caller: keychain.caller) == .utf8("y"))
     }
 
@@ -125,7 +125,7 @@ import Testing
             try keychain.enclave.unlock(passcode: passcode)
             Issue.record("the right passcode must wait out the delay after a restart")
         } catch let error as KeychainError {
-            #expect(error.status == -25293)
+            #expect(error.status == OSStatusCode.authFailed)
             #expect(error.message.contains("try again in"))
         }
         #expect(try keychain.enclave.status().keybag.lockState == .beforeFirstUnlock)
@@ -201,7 +201,7 @@ import Testing
         _ = try store.add(genericPassword(account: "a", ["v_Data": .utf8("x")]), caller: AccessGroups(["g"]))
         try client.changePasscode(old: nil, new: SecretBytes("1".utf8))
         try client.lock()
-        #expect(osStatus { try store.copyMatching(genericPassword(account: "a"), caller: AccessGroups(["g"])) } == -25308)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "a"), caller: AccessGroups(["g"])) } == OSStatusCode.interactionNotAllowed)
         try client.unlock(passcode: SecretBytes("1".utf8))
         #expect(try store.copyMatching(genericPassword(account: "a", ["r_Data": .bool(true)]), caller: AccessGroups(["g"])) == .utf8("x"))
     }

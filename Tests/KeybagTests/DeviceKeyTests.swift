@@ -9,8 +9,8 @@ import Glibc
 @Suite struct DeviceKeyTests {
     @Test func passcodeClassCannotBeUsedWithoutAPasscode() throws {
         let keychain = try TemporaryKeychain()
-        #expect(osStatus { try keychain.store.add(genericPassword(account: "a", ["pdmn": .string("akpu")]), caller: keychain.caller) } == -25293)
-        #expect(osStatus { try keychain.store.copyMatching(genericPassword(account: "a", ["pdmn": .string("akpu")]), caller: keychain.caller) } == -25300)
+        #expect(osStatus { try keychain.store.add(genericPassword(account: "a", ["pdmn": .string("akpu")]), caller: keychain.caller) } == OSStatusCode.authFailed)
+        #expect(osStatus { try keychain.store.copyMatching(genericPassword(account: "a", ["pdmn": .string("akpu")]), caller: keychain.caller) } == OSStatusCode.itemNotFound)
     }
 
     @Test func sameDeviceKeyOnEveryOpen() throws {

@@ -124,7 +124,7 @@ extension SoftwareKeybag.Configuration {
             try restarted.unlock(passcode: passcode)
             Issue.record("the delay must hold across a restart")
         } catch let error as KeychainError {
-            #expect(error.status == -25293)
+            #expect(error.status == OSStatusCode.authFailed)
             #expect(error.message.contains("try again in 60 seconds"))
         }
         clock.advance(3600)

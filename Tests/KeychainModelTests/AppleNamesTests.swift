@@ -66,4 +66,25 @@ import Testing
             #expect(unknown.count < 4, "\(name) (\(key)) is unknown to the parser: \(unknown)")
         }
     }
+
+    /// The typed codes carry Apple's published values (SecBase.h, SecAccessControl.h): the
+    /// one place these numbers appear, so a typo in the table fails here.
+    @Test func typedCodesCarryApplesValues() {
+        let statuses: [(OSStatusCode, Int32)] = [
+            (.success, 0), (.unimplemented, -4), (.param, -50), (.allocate, -108), (.userCanceled, -128),
+            (.notAvailable, -25291), (.authFailed, -25293), (.duplicateItem, -25299), (.itemNotFound, -25300),
+            (.interactionNotAllowed, -25308), (.authNeeded, -25330), (.noAccessForItem, -25243), (.decode, -26275),
+            (.missingEntitlement, -34018), (.internalComponent, -2070),
+        ]
+        for (status, value) in statuses { #expect(status.rawValue == value, "\(status.message)") }
+        #expect(OSStatusCode.itemNotFound.message == "The specified item could not be found in the keychain.")
+        #expect(OSStatusCode(rawValue: 12345).message == "OSStatus 12345")
+
+        let flags: [(AccessControl.Flags, UInt64)] = [
+            (.userPresence, 1 << 0), (.biometryAny, 1 << 1), (.biometryCurrentSet, 1 << 3), (.devicePasscode, 1 << 4),
+            (.companion, 1 << 5), (.or, 1 << 14), (.and, 1 << 15), (.privateKeyUsage, 1 << 30), (.applicationPassword, 1 << 31),
+        ]
+        for (flag, value) in flags { #expect(flag.rawValue == value) }
+        #expect(throws: KeychainError.param) { try AccessControl(protection: .whenUnlocked, flags: AccessControl.Flags(rawValue: 1 << 2)) }
+    }
 }

@@ -57,7 +57,7 @@ import Testing
     }
 
     @Test func errorsCompareOnStatusOnly() {
-        #expect(KeychainError(status: -25300, message: "one thing") == KeychainError.itemNotFound)
+        #expect(KeychainError(status: OSStatusCode(rawValue: -25300), message: "one thing") == KeychainError.itemNotFound)
         #expect(KeychainError.param("x") != KeychainError.decode("x"))
         #expect(KeychainError.itemNotFound.description == "The specified item could not be found in the keychain. (OSStatus -25300)")
     }

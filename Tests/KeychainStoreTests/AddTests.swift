@@ -42,22 +42,22 @@ import Testing
 
     @Test func duplicatePrimaryKeyIsRejected() throws {
         _ = try store.add(genericPassword(account: "a", service: "s", ["v_Data": .utf8("one")]), caller: caller)
-        #expect(osStatus { try store.add(genericPassword(account: "a", service: "s", ["labl": .string("other")]), caller: caller) } == -25299)
+        #expect(osStatus { try store.add(genericPassword(account: "a", service: "s", ["labl": .string("other")]), caller: caller) } == OSStatusCode.duplicateItem)
         // The original is untouched.
         #expect(try store.copyMatching(genericPassword(account: "a", service: "s", ["r_Data": .bool(true)]), caller: caller) == .utf8("one"))
     }
 
     @Test func missingPrimaryKeyAttributesTakeDefaultsBeforeUniqueness() throws {
         _ = try store.add(genericPassword(service: "s"), caller: caller)
-        #expect(osStatus { try store.add(genericPassword(account: "", service: "s"), caller: caller) } == -25299)
-        #expect(osStatus { try store.add(genericPassword(account: "x", service: "s"), caller: caller) } == 0)
+        #expect(osStatus { try store.add(genericPassword(account: "", service: "s"), caller: caller) } == OSStatusCode.duplicateItem)
+        #expect(osStatus { try store.add(genericPassword(account: "x", service: "s"), caller: caller) } == OSStatusCode.success)
     }
 
     @Test func groupAndSyncArePartOfThePrimaryKey() throws {
         _ = try store.add(genericPassword(account: "a", service: "s"), caller: caller)
-        #expect(osStatus { try store.add(genericPassword(account: "a", service: "s", ["agrp": .string("test.shared")]), caller: caller) } == 0)
-        #expect(osStatus { try store.add(genericPassword(account: "a", service: "s", ["sync": .bool(true)]), caller: caller) } == 0)
-        #expect(osStatus { try store.add(genericPassword(account: "a", service: "s", ["pdmn": .string("dk")]), caller: caller) } == -25299,
+        #expect(osStatus { try store.add(genericPassword(account: "a", service: "s", ["agrp": .string("test.shared")]), caller: caller) } == OSStatusCode.success)
+        #expect(osStatus { try store.add(genericPassword(account: "a", service: "s", ["sync": .bool(true)]), caller: caller) } == OSStatusCode.success)
+        #expect(osStatus { try store.add(genericPassword(account: "a", service: "s", ["pdmn": .string("dk")]), caller: caller) } == OSStatusCode.duplicateItem,
                 "pdmn is not part of the primary key")
     }
 
@@ -67,14 +67,14 @@ import Testing
             "ptcl": .string("htps"), "port": .number(443), "path": .string("/"),
         ]
         _ = try store.add(base, caller: caller)
-        #expect(osStatus { try store.add(base, caller: caller) } == -25299)
+        #expect(osStatus { try store.add(base, caller: caller) } == OSStatusCode.duplicateItem)
         for (name, value) in [("port", KeychainValue.number(8443)), ("sdmn", .string("realm")), ("atyp", .string("dflt")),
                               ("path", .string("/x")), ("ptcl", .string("http")), ("srvr", .string("b.example"))] {
             var other = base
             other[name] = value
-            #expect(osStatus { try store.add(other, caller: caller) } == 0, "\(name) is part of the inet primary key")
+            #expect(osStatus { try store.add(other, caller: caller) } == OSStatusCode.success, "\(name) is part of the inet primary key")
         }
-        #expect(osStatus { try store.add(base.merging(["labl": .string("x")]) { $1 }, caller: caller) } == -25299)
+        #expect(osStatus { try store.add(base.merging(["labl": .string("x")]) { $1 }, caller: caller) } == OSStatusCode.duplicateItem)
     }
 
     @Test func keyPrimaryKeyAndCoercions() throws {
@@ -83,10 +83,10 @@ import Testing
             "atag": .string("com.example.key"), "v_Data": .utf8("key bytes"),
         ]
         _ = try store.add(key, caller: caller)
-        #expect(osStatus { try store.add(key, caller: caller) } == -25299)
+        #expect(osStatus { try store.add(key, caller: caller) } == OSStatusCode.duplicateItem)
         var other = key
         other["bsiz"] = .number(384)
-        #expect(osStatus { try store.add(other, caller: caller) } == 0)
+        #expect(osStatus { try store.add(other, caller: caller) } == OSStatusCode.success)
         let found = try store.copyMatching(
             ["class": .string("keys"), "atag": .utf8("com.example.key"), "bsiz": .number(256), "r_Attributes": .bool(true)],
             caller: caller)?.dictionary
@@ -96,7 +96,7 @@ import Testing
     }
 
     @Test func synchronizableThisDeviceOnlyIsRejected() {
-        #expect(osStatus { try store.add(genericPassword(account: "a", ["sync": .bool(true), "pdmn": .string("aku")]), caller: caller) } == -50)
+        #expect(osStatus { try store.add(genericPassword(account: "a", ["sync": .bool(true), "pdmn": .string("aku")]), caller: caller) } == OSStatusCode.param)
     }
 
     @Test func addReturnsWhatItWasAskedFor() throws {

@@ -77,9 +77,9 @@ import Testing
 
     @Test func notFound() throws {
         try addThree()
-        #expect(osStatus { try store.copyMatching(genericPassword(account: "zzz"), caller: caller) } == -25300)
-        #expect(osStatus { try store.copyMatching(genericPassword(account: "zzz", ["m_Limit": .string("m_LimitAll")]), caller: caller) } == -25300)
-        #expect(osStatus { try store.copyMatching(["class": .string("inet")], caller: caller) } == -25300)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "zzz"), caller: caller) } == OSStatusCode.itemNotFound)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "zzz", ["m_Limit": .string("m_LimitAll")]), caller: caller) } == OSStatusCode.itemNotFound)
+        #expect(osStatus { try store.copyMatching(["class": .string("inet")], caller: caller) } == OSStatusCode.itemNotFound)
     }
 
     @Test func nonIndexedAttributesAreConfirmedAfterDecryption() throws {
@@ -88,14 +88,14 @@ import Testing
         let hits = try store.copyMatching(genericPassword(["invi": .bool(true), "r_Attributes": .bool(true), "m_Limit": .string("m_LimitAll")]), caller: caller)?.array
         #expect(hits?.count == 1)
         #expect(hits?.first?.dictionary?["acct"] == .string("a"))
-        #expect(osStatus { try store.copyMatching(genericPassword(["crtr": .number(1)]), caller: caller) } == -25300)
+        #expect(osStatus { try store.copyMatching(genericPassword(["crtr": .number(1)]), caller: caller) } == OSStatusCode.itemNotFound)
     }
 
     @Test func stringsCompareByteForByte() throws {
         _ = try store.add(genericPassword(account: "caf\u{E9}"), caller: caller)
-        #expect(osStatus { try store.copyMatching(genericPassword(account: "caf\u{E9}"), caller: caller) } == 0)
-        #expect(osStatus { try store.copyMatching(genericPassword(account: "Caf\u{E9}"), caller: caller) } == -25300)
-        #expect(osStatus { try store.copyMatching(genericPassword(account: "cafe\u{301}"), caller: caller) } == -25300,
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "caf\u{E9}"), caller: caller) } == OSStatusCode.success)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "Caf\u{E9}"), caller: caller) } == OSStatusCode.itemNotFound)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "cafe\u{301}"), caller: caller) } == OSStatusCode.itemNotFound,
                 "no Unicode normalization, as SQLite and Apple compare bytes")
     }
 }

@@ -14,31 +14,31 @@ import Testing
         }
         _ = try store.add(genericPassword(account: "keep", service: "other"), caller: caller)
         try store.delete(genericPassword(service: "s"), caller: caller)
-        #expect(osStatus { try store.copyMatching(genericPassword(service: "s"), caller: caller) } == -25300)
-        #expect(osStatus { try store.copyMatching(genericPassword(account: "keep"), caller: caller) } == 0)
+        #expect(osStatus { try store.copyMatching(genericPassword(service: "s"), caller: caller) } == OSStatusCode.itemNotFound)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "keep"), caller: caller) } == OSStatusCode.success)
     }
 
     @Test func matchLimitAllIsAcceptedOnDelete() throws {
         _ = try store.add(genericPassword(account: "a"), caller: caller)
         _ = try store.add(genericPassword(account: "b"), caller: caller)
         try store.delete(genericPassword(["m_Limit": .string("m_LimitAll")]), caller: caller)
-        #expect(osStatus { try store.copyMatching(genericPassword(), caller: caller) } == -25300)
+        #expect(osStatus { try store.copyMatching(genericPassword(), caller: caller) } == OSStatusCode.itemNotFound)
         // A finite limit is errSecMatchLimitUnsupported, which is errSecParam; nothing is deleted.
         _ = try store.add(genericPassword(account: "a"), caller: caller)
-        #expect(osStatus { try store.delete(genericPassword(["m_Limit": .string("m_LimitOne")]), caller: caller) } == -50)
-        #expect(osStatus { try store.delete(genericPassword(["m_Limit": .number(3)]), caller: caller) } == -50)
-        #expect(osStatus { try store.delete(genericPassword(["m_CaseInsensitive": .bool(true)]), caller: caller) } == -50)
-        #expect(osStatus { try store.copyMatching(genericPassword(account: "a"), caller: caller) } == 0)
+        #expect(osStatus { try store.delete(genericPassword(["m_Limit": .string("m_LimitOne")]), caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.delete(genericPassword(["m_Limit": .number(3)]), caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.delete(genericPassword(["m_CaseInsensitive": .bool(true)]), caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "a"), caller: caller) } == OSStatusCode.success)
     }
 
     @Test func noMatchIsItemNotFound() {
-        #expect(osStatus { try store.delete(genericPassword(account: "nobody"), caller: caller) } == -25300)
+        #expect(osStatus { try store.delete(genericPassword(account: "nobody"), caller: caller) } == OSStatusCode.itemNotFound)
     }
 
     @Test func returnKeysOnDeleteAreParamErrors() throws {
         _ = try store.add(genericPassword(account: "a"), caller: caller)
-        #expect(osStatus { try store.delete(genericPassword(account: "a", ["r_Data": .bool(true)]), caller: caller) } == -50)
-        #expect(osStatus { try store.copyMatching(genericPassword(account: "a"), caller: caller) } == 0, "nothing was deleted")
+        #expect(osStatus { try store.delete(genericPassword(account: "a", ["r_Data": .bool(true)]), caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "a"), caller: caller) } == OSStatusCode.success, "nothing was deleted")
     }
 
     @Test func deletedItemCanBeAddedAgain() throws {
@@ -69,7 +69,7 @@ import Testing
     }
 
     @Test func synchronizableAnyIsNotAValueToAdd() {
-        #expect(osStatus { try store.add(genericPassword(account: "x", ["sync": .string("syna")]), caller: caller) } == -50)
+        #expect(osStatus { try store.add(genericPassword(account: "x", ["sync": .string("syna")]), caller: caller) } == OSStatusCode.param)
     }
 
     @Test func deletingASynchronizableItemLeavesATombstone() throws {
@@ -77,7 +77,7 @@ import Testing
         let reference = try store.copyMatching(genericPassword(account: "s", ["sync": .bool(true), "r_PersistentRef": .bool(true)]), caller: caller)
         try store.delete(genericPassword(account: "s", ["sync": .bool(true)]), caller: caller)
 
-        #expect(osStatus { try store.copyMatching(genericPassword(account: "s", ["sync": .string("syna")]), caller: caller) } == -25300,
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "s", ["sync": .string("syna")]), caller: caller) } == OSStatusCode.itemNotFound,
                 "queries never see tombstones unless they ask")
         let tomb = try #require(try store.copyMatching(
             genericPassword(account: "s", ["sync": .bool(true), "tomb": .bool(true), "r_Attributes": .bool(true), "r_PersistentRef": .bool(true), "r_Data": .bool(true)]),
@@ -88,7 +88,7 @@ import Testing
         #expect(tomb["labl"] == nil, "other attributes are not")
         #expect(tomb["v_Data"] == nil, "nor the secret")
         #expect(tomb["v_PersistentRef"] != nil && tomb["v_PersistentRef"] != reference, "a tombstone gets a new persistent ref")
-        #expect(osStatus { try store.copyMatching(["v_PersistentRef": reference!], caller: caller) } == -25300)
+        #expect(osStatus { try store.copyMatching(["v_PersistentRef": reference!], caller: caller) } == OSStatusCode.itemNotFound)
     }
 
     @Test func addingOverATombstoneReplacesIt() throws {
@@ -96,19 +96,19 @@ import Testing
         try store.delete(genericPassword(account: "s", ["sync": .bool(true)]), caller: caller)
         _ = try store.add(genericPassword(account: "s", ["sync": .bool(true), "v_Data": .utf8("again")]), caller: caller)
         #expect(try store.copyMatching(genericPassword(account: "s", ["sync": .bool(true), "r_Data": .bool(true)]), caller: caller) == .utf8("again"))
-        #expect(osStatus { try store.copyMatching(genericPassword(account: "s", ["sync": .bool(true), "tomb": .bool(true)]), caller: caller) } == -25300)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "s", ["sync": .bool(true), "tomb": .bool(true)]), caller: caller) } == OSStatusCode.itemNotFound)
     }
 
     @Test func useTombstonesFalseDeletesOutright() throws {
         _ = try store.add(genericPassword(account: "s", ["sync": .bool(true)]), caller: caller)
         try store.delete(genericPassword(account: "s", ["sync": .bool(true), "u_Tomb": .bool(false)]), caller: caller)
-        #expect(osStatus { try store.copyMatching(genericPassword(account: "s", ["sync": .bool(true), "tomb": .bool(true)]), caller: caller) } == -25300)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "s", ["sync": .bool(true), "tomb": .bool(true)]), caller: caller) } == OSStatusCode.itemNotFound)
     }
 
     @Test func nonSynchronizableItemsLeaveNoTombstone() throws {
         _ = try store.add(genericPassword(account: "l"), caller: caller)
         try store.delete(genericPassword(account: "l"), caller: caller)
-        #expect(osStatus { try store.copyMatching(genericPassword(account: "l", ["tomb": .bool(true), "sync": .string("syna")]), caller: caller) } == -25300)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "l", ["tomb": .bool(true), "sync": .string("syna")]), caller: caller) } == OSStatusCode.itemNotFound)
     }
 
     @Test func rekeyingASynchronizableItemLeavesATombstoneAtTheOldKey() throws {

@@ -12,7 +12,7 @@ import Testing
     @Test func concurrentWritesAreEachStoredAndAFailingOneTakesNoOtherWithIt() throws {
         let store = keychain.store, caller = keychain.caller
         let threads = 12, perThread = 25
-        let outcomes = BlockingMutex<(added: Int, duplicates: Int, other: [Int32])>((0, 0, []))
+        let outcomes = BlockingMutex<(added: Int, duplicates: Int, other: [OSStatusCode])>((0, 0, []))
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
             for n in 0..<perThread {
                 // Every thread also races for one shared item: exactly one add may win.
@@ -25,7 +25,7 @@ import Testing
                 } catch let error as KeychainError {
                     outcomes.withLock { $0.other.append(error.status) }
                 } catch {
-                    outcomes.withLock { $0.other.append(0) }
+                    outcomes.withLock { $0.other.append(.internalComponent) }
                 }
             }
         }

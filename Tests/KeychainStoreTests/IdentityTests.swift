@@ -32,7 +32,7 @@ import Testing
         #expect(identity["labl"] == .string("mine"))
         #expect(identity["kcls"] == .number(1))
         #expect(try store.copyMatching(["class": .string("idnt"), "labl": .string("mine"), "r_Data": .bool(true)], caller: caller) == .utf8("DER 1"))
-        #expect(osStatus { try store.copyMatching(["class": .string("idnt"), "labl": .string("public key only")], caller: caller) } == -25300)
+        #expect(osStatus { try store.copyMatching(["class": .string("idnt"), "labl": .string("public key only")], caller: caller) } == OSStatusCode.itemNotFound)
     }
 
     @Test func deletingAnIdentityRemovesItsCertificateAndKey() throws {
@@ -40,8 +40,8 @@ import Testing
         try addCertificate(serial: 9, publicKeyHash: hash, label: "gone")
         try addKey(label: hash, keyClass: "1")
         try store.delete(["class": .string("idnt"), "labl": .string("gone")], caller: caller)
-        #expect(osStatus { try store.copyMatching(["class": .string("cert")], caller: caller) } == -25300)
-        #expect(osStatus { try store.copyMatching(["class": .string("keys")], caller: caller) } == -25300)
-        #expect(osStatus { try store.delete(["class": .string("idnt")], caller: caller) } == -25300)
+        #expect(osStatus { try store.copyMatching(["class": .string("cert")], caller: caller) } == OSStatusCode.itemNotFound)
+        #expect(osStatus { try store.copyMatching(["class": .string("keys")], caller: caller) } == OSStatusCode.itemNotFound)
+        #expect(osStatus { try store.delete(["class": .string("idnt")], caller: caller) } == OSStatusCode.itemNotFound)
     }
 }

@@ -24,28 +24,28 @@ import Testing
         #expect(try reference("a") == a, "an update keeps the reference")
         #expect(try store.copyMatching(["v_PersistentRef": a, "r_Data": .bool(true)], caller: caller) == .utf8("A2"))
         try store.delete(["v_PersistentRef": a], caller: caller)
-        #expect(osStatus { try store.copyMatching(["v_PersistentRef": a], caller: caller) } == -25300)
+        #expect(osStatus { try store.copyMatching(["v_PersistentRef": a], caller: caller) } == OSStatusCode.itemNotFound)
         #expect(try store.copyMatching(["v_PersistentRef": b, "r_Data": .bool(true)], caller: caller) == .utf8("B"))
     }
 
     @Test func referenceCannotBeCombinedWithAttributes() throws {
         _ = try store.add(genericPassword(account: "a"), caller: caller)
         let a = try reference("a")
-        #expect(osStatus { try store.copyMatching(["v_PersistentRef": a, "acct": .string("a")], caller: caller) } == -50)
-        #expect(osStatus { try store.copyMatching(["v_PersistentRef": a, "agrp": .string("test.group")], caller: caller) } == -50)
-        #expect(osStatus { try store.delete(["v_PersistentRef": a, "svce": .string("")], caller: caller) } == -50)
+        #expect(osStatus { try store.copyMatching(["v_PersistentRef": a, "acct": .string("a")], caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.copyMatching(["v_PersistentRef": a, "agrp": .string("test.group")], caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.delete(["v_PersistentRef": a, "svce": .string("")], caller: caller) } == OSStatusCode.param)
     }
 
     @Test func malformedReferences() throws {
         _ = try store.add(genericPassword(account: "a"), caller: caller)
         let a = try reference("a")
         guard case .data(let bytes) = a else { return }
-        #expect(osStatus { try store.copyMatching(["v_PersistentRef": .data(bytes.prefix(10))], caller: caller) } == -50)
-        #expect(osStatus { try store.copyMatching(["v_PersistentRef": .string("genp")], caller: caller) } == -50)
-        #expect(osStatus { try store.copyMatching(["v_PersistentRef": .data(Data("xxxx".utf8) + bytes.dropFirst(4))], caller: caller) } == -50)
-        #expect(osStatus { try store.copyMatching(["class": .string("inet"), "v_PersistentRef": a], caller: caller) } == -50)
-        #expect(osStatus { try store.add(["class": .string("genp"), "v_PersistentRef": a], caller: caller) } == -50)
+        #expect(osStatus { try store.copyMatching(["v_PersistentRef": .data(bytes.prefix(10))], caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.copyMatching(["v_PersistentRef": .string("genp")], caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.copyMatching(["v_PersistentRef": .data(Data("xxxx".utf8) + bytes.dropFirst(4))], caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.copyMatching(["class": .string("inet"), "v_PersistentRef": a], caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.add(["class": .string("genp"), "v_PersistentRef": a], caller: caller) } == OSStatusCode.param)
         // A well-formed reference to a UUID that was never stored.
-        #expect(osStatus { try store.copyMatching(["v_PersistentRef": .data(bytes.prefix(4) + Data(repeating: 7, count: 16))], caller: caller) } == -25300)
+        #expect(osStatus { try store.copyMatching(["v_PersistentRef": .data(bytes.prefix(4) + Data(repeating: 7, count: 16))], caller: caller) } == OSStatusCode.itemNotFound)
     }
 }

@@ -9,15 +9,15 @@ import Testing
     init() throws { keychain = try TemporaryKeychain() }
 
     @Test func unknownClassIsNoSuchClass() {
-        #expect(osStatus { try store.add(["class": .string("pass")], caller: caller) } == -25306)
-        #expect(osStatus { try store.copyMatching(["class": .string("GENP")], caller: caller) } == -25306)
-        #expect(osStatus { try store.delete(["class": .string("")], caller: caller) } == -25306)
+        #expect(osStatus { try store.add(["class": .string("pass")], caller: caller) } == OSStatusCode.noSuchClass)
+        #expect(osStatus { try store.copyMatching(["class": .string("GENP")], caller: caller) } == OSStatusCode.noSuchClass)
+        #expect(osStatus { try store.delete(["class": .string("")], caller: caller) } == OSStatusCode.noSuchClass)
     }
 
     @Test func missingOrMistypedClassIsParam() {
-        #expect(osStatus { try store.add(["acct": .string("a")], caller: caller) } == -50)
-        #expect(osStatus { try store.copyMatching([:], caller: caller) } == -50)
-        #expect(osStatus { try store.copyMatching(["class": .number(1)], caller: caller) } == -50)
+        #expect(osStatus { try store.add(["acct": .string("a")], caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.copyMatching([:], caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.copyMatching(["class": .number(1)], caller: caller) } == OSStatusCode.param)
     }
 
     @Test func attributeOfTheWrongTypeIsParam() {
@@ -28,53 +28,53 @@ import Testing
             ("acct", .array([.string("a")])),
         ]
         for (name, value) in cases {
-            #expect(osStatus { try store.copyMatching(genericPassword([name: value]), caller: caller) } == -50, "\(name) = \(value.typeName)")
+            #expect(osStatus { try store.copyMatching(genericPassword([name: value]), caller: caller) } == OSStatusCode.param, "\(name) = \(value.typeName)")
         }
-        #expect(osStatus { try store.add(genericPassword(["v_Data": .string("pw")]), caller: caller) } == -50)
+        #expect(osStatus { try store.add(genericPassword(["v_Data": .string("pw")]), caller: caller) } == OSStatusCode.param)
     }
 
     @Test func internalAttributesAreParam() {
         for name in ["sha1", "UUID", "musr", "persistref", "v_pk", "accc"] {
-            #expect(osStatus { try store.copyMatching(genericPassword([name: .data(Data([1]))]), caller: caller) } == -50, "\(name)")
+            #expect(osStatus { try store.copyMatching(genericPassword([name: .data(Data([1]))]), caller: caller) } == OSStatusCode.param, "\(name)")
         }
-        #expect(osStatus { try store.add(genericPassword(["tomb": .bool(true)]), caller: caller) } == -50)
-        #expect(osStatus { try store.add(genericPassword(["cdat": .date(Date())]), caller: caller) } == -50)
+        #expect(osStatus { try store.add(genericPassword(["tomb": .bool(true)]), caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.add(genericPassword(["cdat": .date(Date())]), caller: caller) } == OSStatusCode.param)
     }
 
     @Test func unknownAttributeIsNoSuchAttr() {
-        #expect(osStatus { try store.copyMatching(genericPassword(["zzzz": .string("a")]), caller: caller) } == -25303)
-        #expect(osStatus { try store.copyMatching(genericPassword(["srvr": .string("a")]), caller: caller) } == -25303,
+        #expect(osStatus { try store.copyMatching(genericPassword(["zzzz": .string("a")]), caller: caller) } == OSStatusCode.noSuchAttr)
+        #expect(osStatus { try store.copyMatching(genericPassword(["srvr": .string("a")]), caller: caller) } == OSStatusCode.noSuchAttr,
                 "srvr belongs to internet passwords")
-        #expect(osStatus { try store.copyMatching(["class": .string("cert"), "acct": .string("a")], caller: caller) } == -25303)
+        #expect(osStatus { try store.copyMatching(["class": .string("cert"), "acct": .string("a")], caller: caller) } == OSStatusCode.noSuchAttr)
     }
 
     @Test func optionsThatDoNotApply() {
-        #expect(osStatus { try store.add(genericPassword(["m_Limit": .string("m_LimitAll")]), caller: caller) } == 0,
+        #expect(osStatus { try store.add(genericPassword(["m_Limit": .string("m_LimitAll")]), caller: caller) } == OSStatusCode.success,
                 "Apple's server parses and ignores a limit on add")
-        #expect(osStatus { try store.add(genericPassword(account: "x", ["m_CaseInsensitive": .bool(true)]), caller: caller) } == -50)
-        #expect(osStatus { try store.copyMatching(genericPassword(["m_Limit": .string("many")]), caller: caller) } == -50)
-        #expect(osStatus { try store.copyMatching(genericPassword(["m_Limit": .number(0)]), caller: caller) } == -50)
-        #expect(osStatus { try store.copyMatching(genericPassword(["r_Data": .string("yes")]), caller: caller) } == -50)
-        #expect(osStatus { try store.copyMatching(genericPassword(["r_Everything": .bool(true)]), caller: caller) } == -50)
-        #expect(osStatus { try store.copyMatching(genericPassword(["m_Bogus": .bool(true)]), caller: caller) } == -50)
-        #expect(osStatus { try store.copyMatching(genericPassword(["m_CaseInsensitive": .bool(true)]), caller: caller) } == -4)
-        #expect(osStatus { try store.copyMatching(genericPassword(["u_Tomb": .bool(true)]), caller: caller) } == -50)
+        #expect(osStatus { try store.add(genericPassword(account: "x", ["m_CaseInsensitive": .bool(true)]), caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.copyMatching(genericPassword(["m_Limit": .string("many")]), caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.copyMatching(genericPassword(["m_Limit": .number(0)]), caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.copyMatching(genericPassword(["r_Data": .string("yes")]), caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.copyMatching(genericPassword(["r_Everything": .bool(true)]), caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.copyMatching(genericPassword(["m_Bogus": .bool(true)]), caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.copyMatching(genericPassword(["m_CaseInsensitive": .bool(true)]), caller: caller) } == OSStatusCode.unimplemented)
+        #expect(osStatus { try store.copyMatching(genericPassword(["u_Tomb": .bool(true)]), caller: caller) } == OSStatusCode.param)
     }
 
     @Test func dataProtectionKeychainFlagIsAccepted() throws {
         _ = try store.add(genericPassword(account: "a", ["nleg": .bool(true)]), caller: caller)
-        #expect(osStatus { try store.copyMatching(genericPassword(account: "a", ["nleg": .bool(true)]), caller: caller) } == 0)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "a", ["nleg": .bool(true)]), caller: caller) } == OSStatusCode.success)
     }
 
     @Test func oversizedValuesAreRefused() {
         let big = String(repeating: "x", count: AttributeDescriptor.maximumValueSize + 1)
-        #expect(osStatus { try store.add(genericPassword(account: big), caller: caller) } == -25302)
+        #expect(osStatus { try store.add(genericPassword(account: big), caller: caller) } == OSStatusCode.dataTooLarge)
         let bigSecret = Data(count: ItemQuery.maximumDataSize + 1)
-        #expect(osStatus { try store.add(genericPassword(account: "a", ["v_Data": .data(bigSecret)]), caller: caller) } == -25302)
+        #expect(osStatus { try store.add(genericPassword(account: "a", ["v_Data": .data(bigSecret)]), caller: caller) } == OSStatusCode.dataTooLarge)
     }
 
     @Test func identitiesAreNotAddedDirectly() {
-        #expect(osStatus { try store.add(["class": .string("idnt"), "labl": .string("x")], caller: caller) } == -50)
+        #expect(osStatus { try store.add(["class": .string("idnt"), "labl": .string("x")], caller: caller) } == OSStatusCode.param)
     }
 
     @Test func errorsCarryApplesMessages() {
@@ -82,7 +82,7 @@ import Testing
             _ = try store.copyMatching(genericPassword(account: "missing"), caller: caller)
             Issue.record("expected errSecItemNotFound")
         } catch let error as KeychainError {
-            #expect(error.status == -25300)
+            #expect(error.status == OSStatusCode.itemNotFound)
             #expect(error.message == "The specified item could not be found in the keychain.")
         } catch {
             Issue.record("unexpected \(error)")
@@ -99,9 +99,9 @@ import Testing
     init() throws { keychain = try TemporaryKeychain() }
 
     @Test func explicitGroupOutsideTheCallersListIsMissingEntitlement() {
-        #expect(osStatus { try store.add(genericPassword(account: "a", ["agrp": .string("other.team")]), caller: caller) } == -34018)
-        #expect(osStatus { try store.copyMatching(genericPassword(["agrp": .string("other.team")]), caller: caller) } == -34018)
-        #expect(osStatus { try store.delete(genericPassword(["agrp": .string("other.team")]), caller: caller) } == -34018)
+        #expect(osStatus { try store.add(genericPassword(account: "a", ["agrp": .string("other.team")]), caller: caller) } == OSStatusCode.missingEntitlement)
+        #expect(osStatus { try store.copyMatching(genericPassword(["agrp": .string("other.team")]), caller: caller) } == OSStatusCode.missingEntitlement)
+        #expect(osStatus { try store.delete(genericPassword(["agrp": .string("other.team")]), caller: caller) } == OSStatusCode.missingEntitlement)
     }
 
     @Test func queryWithoutGroupSeesAllOfTheCallersGroupsAndNoOthers() throws {
@@ -116,7 +116,7 @@ import Testing
         let theirs = try store.copyMatching(genericPassword(["r_Attributes": .bool(true), "m_Limit": .string("m_LimitAll")]), caller: other)?
             .array?.compactMap { $0.dictionary?["acct"]?.stringValue }
         #expect(theirs == ["two", "three"])
-        #expect(osStatus { try store.delete(genericPassword(account: "three"), caller: caller) } == -25300)
-        #expect(osStatus { try store.update(genericPassword(account: "one"), attributes: ["labl": .string("x")], caller: other) } == -25300)
+        #expect(osStatus { try store.delete(genericPassword(account: "three"), caller: caller) } == OSStatusCode.itemNotFound)
+        #expect(osStatus { try store.update(genericPassword(account: "one"), attributes: ["labl": .string("x")], caller: other) } == OSStatusCode.itemNotFound)
     }
 }

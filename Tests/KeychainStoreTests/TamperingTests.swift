@@ -37,7 +37,7 @@ import Testing
         }
     }
 
-    func dataStatus(_ account: String) -> Int32 {
+    func dataStatus(_ account: String) -> OSStatusCode {
         osStatus { try store.copyMatching(genericPassword(account: account, ["r_Data": .bool(true)]), caller: caller) }
     }
 
@@ -60,14 +60,14 @@ import Testing
             // Move c into the caller's other group: its blobs no longer authenticate.
             try db.execute(sql: "UPDATE genp SET agrp = 'test.shared' WHERE rowid = ?", arguments: [c])
         }
-        #expect(dataStatus("a") == -26275)
-        #expect(dataStatus("b") == -26275)
-        #expect(dataStatus("c") == -26275)
-        #expect(osStatus { try store.copyMatching(genericPassword(account: "c", ["r_Attributes": .bool(true)]), caller: caller) } == -26275)
+        #expect(dataStatus("a") == OSStatusCode.decode)
+        #expect(dataStatus("b") == OSStatusCode.decode)
+        #expect(dataStatus("c") == OSStatusCode.decode)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "c", ["r_Attributes": .bool(true)]), caller: caller) } == OSStatusCode.decode)
         #expect(try store.copyMatching(genericPassword(account: "d", ["r_Data": .bool(true)]), caller: caller) == .utf8("secret of d"))
         #expect(try store.copyMatching(genericPassword(account: "e", ["r_Data": .bool(true)]), caller: caller) == .utf8("secret of e"))
         // Swapped secrets leave the attributes readable.
-        #expect(osStatus { try store.copyMatching(genericPassword(account: "a", ["r_Attributes": .bool(true)]), caller: caller) } == 0)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "a", ["r_Attributes": .bool(true)]), caller: caller) } == OSStatusCode.success)
         // A query over everything returns the readable items and never another row's secret.
         let all = try store.copyMatching(genericPassword(service: "s", ["r_Data": .bool(true), "m_Limit": .string("m_LimitAll")]), caller: caller)
         #expect(all == .array([.utf8("secret of d"), .utf8("secret of e")]))
@@ -82,9 +82,9 @@ import Testing
             try db.execute(sql: "UPDATE genp SET meta = ? WHERE rowid = ?", arguments: [metaA, b])
         }
         // Tokens still point at the rows, but neither decrypts: never the other's attributes.
-        #expect(osStatus { try store.copyMatching(genericPassword(account: "a", ["r_Attributes": .bool(true)]), caller: caller) } == -26275)
-        #expect(osStatus { try store.copyMatching(genericPassword(account: "b", ["r_Attributes": .bool(true)]), caller: caller) } == -26275)
-        #expect(dataStatus("c") == 0)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "a", ["r_Attributes": .bool(true)]), caller: caller) } == OSStatusCode.decode)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "b", ["r_Attributes": .bool(true)]), caller: caller) } == OSStatusCode.decode)
+        #expect(dataStatus("c") == OSStatusCode.success)
     }
 
     @Test func editedPlaintextColumnsAndTruncatedBlobs() throws {
@@ -95,11 +95,11 @@ import Testing
             try db.execute(sql: "UPDATE genp SET secret = substr(secret, 1, 30) WHERE rowid = ?", arguments: [c])
             try db.execute(sql: "UPDATE genp SET pdmn = 'bogus' WHERE rowid = ?", arguments: [d])
         }
-        #expect(dataStatus("a") == -26275)
-        #expect(dataStatus("b") == -26275)
-        #expect(dataStatus("c") == -26275)
-        #expect(dataStatus("d") == -26275)
-        #expect(dataStatus("e") == 0)
+        #expect(dataStatus("a") == OSStatusCode.decode)
+        #expect(dataStatus("b") == OSStatusCode.decode)
+        #expect(dataStatus("c") == OSStatusCode.decode)
+        #expect(dataStatus("d") == OSStatusCode.decode)
+        #expect(dataStatus("e") == OSStatusCode.success)
     }
 
     @Test func damagedItemsDoNotStopWritesToOthers() throws {
@@ -109,7 +109,7 @@ import Testing
         }
         try store.update(genericPassword(service: "s"), attributes: ["labl": .string("touched")], caller: caller)
         try store.delete(genericPassword(account: "e"), caller: caller)
-        #expect(dataStatus("a") == -26275, "the damaged row is left as it was, not deleted")
-        #expect(dataStatus("b") == 0)
+        #expect(dataStatus("a") == OSStatusCode.decode, "the damaged row is left as it was, not deleted")
+        #expect(dataStatus("b") == OSStatusCode.success)
     }
 }

@@ -39,12 +39,12 @@ import Testing
     @Test func updateToAnotherLiveItemsKeyIsADuplicateAndChangesNothing() throws {
         _ = try store.add(genericPassword(account: "a", service: "s", ["v_Data": .utf8("A")]), caller: caller)
         _ = try store.add(genericPassword(account: "b", service: "s", ["v_Data": .utf8("B")]), caller: caller)
-        #expect(osStatus { try store.update(genericPassword(account: "b"), attributes: ["acct": .string("a")], caller: caller) } == -25299)
+        #expect(osStatus { try store.update(genericPassword(account: "b"), attributes: ["acct": .string("a")], caller: caller) } == OSStatusCode.duplicateItem)
         #expect(try store.copyMatching(genericPassword(account: "b", ["r_Data": .bool(true)]), caller: caller) == .utf8("B"))
         #expect(try store.copyMatching(genericPassword(account: "a", ["r_Data": .bool(true)]), caller: caller) == .utf8("A"))
         // Two matches updated onto one key collide with each other: the transaction rolls back.
-        #expect(osStatus { try store.update(genericPassword(service: "s"), attributes: ["acct": .string("same")], caller: caller) } == -25299)
-        #expect(osStatus { try store.copyMatching(genericPassword(account: "same"), caller: caller) } == -25300)
+        #expect(osStatus { try store.update(genericPassword(service: "s"), attributes: ["acct": .string("same")], caller: caller) } == OSStatusCode.duplicateItem)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "same"), caller: caller) } == OSStatusCode.itemNotFound)
     }
 
     @Test func updateKeepingItsOwnKeyIsNotADuplicate() throws {
@@ -62,29 +62,29 @@ import Testing
     }
 
     @Test func noMatchIsItemNotFound() {
-        #expect(osStatus { try store.update(genericPassword(account: "nobody"), attributes: ["labl": .string("x")], caller: caller) } == -25300)
+        #expect(osStatus { try store.update(genericPassword(account: "nobody"), attributes: ["labl": .string("x")], caller: caller) } == OSStatusCode.itemNotFound)
     }
 
     @Test func returnAndMatchKeysInAnUpdateQueryAreParamErrors() throws {
         _ = try store.add(genericPassword(account: "a"), caller: caller)
         for extra in [["r_Data": KeychainValue.bool(true)], ["r_Attributes": .bool(true)], ["r_PersistentRef": .bool(true)],
                       ["m_Limit": .string("m_LimitAll")], ["m_Limit": .string("m_LimitOne")]] {
-            #expect(osStatus { try store.update(genericPassword(account: "a", extra), attributes: ["labl": .string("x")], caller: caller) } == -50)
+            #expect(osStatus { try store.update(genericPassword(account: "a", extra), attributes: ["labl": .string("x")], caller: caller) } == OSStatusCode.param)
         }
     }
 
     @Test func badAttributesToUpdate() throws {
         _ = try store.add(genericPassword(account: "a"), caller: caller)
         let q = genericPassword(account: "a")
-        #expect(osStatus { try store.update(q, attributes: ["v_Data": .string("not data")], caller: caller) } == -50)
-        #expect(osStatus { try store.update(q, attributes: ["v_Data": .number(1)], caller: caller) } == -50)
-        #expect(osStatus { try store.update(q, attributes: ["class": .string("inet")], caller: caller) } == -50)
-        #expect(osStatus { try store.update(q, attributes: [:], caller: caller) } == -50)
-        #expect(osStatus { try store.update(q, attributes: ["acct": .number(3)], caller: caller) } == -50)
-        #expect(osStatus { try store.update(q, attributes: ["cdat": .date(Date())], caller: caller) } == -50)
-        #expect(osStatus { try store.update(q, attributes: ["bogus": .string("x")], caller: caller) } == -25303)
-        #expect(osStatus { try store.update(q, attributes: ["agrp": .string("not.mine")], caller: caller) } == -34018)
-        #expect(osStatus { try store.update(q, attributes: ["pdmn": .string("zz")], caller: caller) } == -50)
+        #expect(osStatus { try store.update(q, attributes: ["v_Data": .string("not data")], caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.update(q, attributes: ["v_Data": .number(1)], caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.update(q, attributes: ["class": .string("inet")], caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.update(q, attributes: [:], caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.update(q, attributes: ["acct": .number(3)], caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.update(q, attributes: ["cdat": .date(Date())], caller: caller) } == OSStatusCode.param)
+        #expect(osStatus { try store.update(q, attributes: ["bogus": .string("x")], caller: caller) } == OSStatusCode.noSuchAttr)
+        #expect(osStatus { try store.update(q, attributes: ["agrp": .string("not.mine")], caller: caller) } == OSStatusCode.missingEntitlement)
+        #expect(osStatus { try store.update(q, attributes: ["pdmn": .string("zz")], caller: caller) } == OSStatusCode.param)
     }
 
     @Test func changingProtectionAndGroupReencrypts() throws {

@@ -2,14 +2,14 @@ import FoundationEssentials
 import KeychainModel
 
 /// The OSStatus a keychain call ends with: 0 on success, the error's status otherwise.
-public func osStatus<T>(_ body: () throws -> T) -> Int32 {
+public func osStatus<T>(_ body: () throws -> T) -> OSStatusCode {
     do {
         _ = try body()
-        return OSStatusCode.success
+        return .success
     } catch let error as KeychainError {
         return error.status
     } catch {
-        return Int32.min
+        return OSStatusCode(rawValue: Int32.min)
     }
 }
 

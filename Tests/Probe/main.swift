@@ -42,7 +42,7 @@ if operation == "harden" {
         print("status=0\nbefore \(before)\nafter \(state())")
         exit(0)
     } catch {
-        print("status=\((error as? KeychainError)?.status ?? -1)")
+        print("status=\((error as? KeychainError)?.status.rawValue ?? -1)")
         exit(1)
     }
 }
@@ -61,7 +61,7 @@ do {
         print("status=0")
     case "add-biometric":
         query["v_Data"] = .data(Data(arguments[2].utf8))
-        query["accc"] = .data(try AccessControl(protection: .whenUnlocked, flags: AccessControl.Flag.biometryAny).encoded)
+        query["accc"] = .data(try AccessControl(protection: .whenUnlocked, flags: .biometryAny).encoded)
         _ = try client.add(query)
         print("status=0")
     case "find":

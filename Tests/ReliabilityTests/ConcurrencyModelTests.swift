@@ -127,7 +127,7 @@ import Testing
                 }
             case 3..<9:
                 // Read, then change what was read — unless someone changed it first.
-                let status: Int32
+                let status: OSStatusCode
                 var read: (String, Int)?
                 do {
                     let item = try client.copyMatching(genericPassword(account: account, ["r_Attributes": .bool(true), "r_Data": .bool(true)]))
@@ -140,11 +140,11 @@ import Testing
                     }
                     history.reads.append((key, version.0, version.1))
                     read = version
-                    status = 0
+                    status = .success
                 } catch let error as KeychainError {
                     status = error.status
                 } catch {
-                    status = Int32.min
+                    status = OSStatusCode(rawValue: Int32.min)
                 }
                 guard let (incarnation, version) = read else {
                     if status != OSStatusCode.itemNotFound { history.problems.append("read \(account): \(status)") }

@@ -129,7 +129,7 @@ final class WriterModel: @unchecked Sendable {
 
     /// Updates item `index`'s possible states for an operation's `status`.
     private func apply(
-        _ status: Int32, _ index: Int, _ account: String, _ operation: String,
+        _ status: OSStatusCode, _ index: Int, _ account: String, _ operation: String,
         applied: Set<State>, ifMissing: Set<State>?, ifDuplicate: Set<State>?, mayApply: Bool
     ) {
         switch status {

@@ -64,7 +64,7 @@ extension SecurityAPI {
             do {
                 _ = try keychain.copyMatching(["class": .string("nope")])
             } catch {
-                #expect(error.status == -25306)  // typed throws: no cast needed
+                #expect(error.status == OSStatusCode.noSuchClass)  // typed throws: no cast needed
                 #expect(error.message == "unknown item class nope", "the daemon's specific reason")
                 #expect(KeychainError.appleMessage(for: error.status) == "The specified item does not appear to be a valid keychain item.")
             }

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainTestSupport
+import KeychainModel
 import Testing
 
 // keychain-example, an app written with the SecItem API as on Apple platforms, signed with
@@ -26,11 +27,11 @@ extension SecurityAPI {
 
             let two = try fixture.run("two", "find", "api.example.com", "alice")
             #expect(two.status == 0 && two.data == "s3cret", "the same team's app with the shared group reads it")
-            #expect(try fixture.run("two", "find", "api.example.com", "own").status == -25300, "but not one's own group")
-            #expect(try fixture.run("two", "add", "api.example.com", "x", "x", "ABCDE12345.com.example.one").status == -34018)
+            #expect(try fixture.run("two", "find", "api.example.com", "own").status == OSStatusCode.itemNotFound.rawValue, "but not one's own group")
+            #expect(try fixture.run("two", "add", "api.example.com", "x", "x", "ABCDE12345.com.example.one").status == OSStatusCode.missingEntitlement.rawValue)
 
-            #expect(try fixture.run("plain", "find", "api.example.com", "alice").status == -25300, "unsigned: none of the team's items")
-            #expect(try fixture.run("plain", "add", "api.example.com", "x", "x", "ABCDE12345.com.example.shared").status == -34018)
+            #expect(try fixture.run("plain", "find", "api.example.com", "alice").status == OSStatusCode.itemNotFound.rawValue, "unsigned: none of the team's items")
+            #expect(try fixture.run("plain", "add", "api.example.com", "x", "x", "ABCDE12345.com.example.shared").status == OSStatusCode.missingEntitlement.rawValue)
             #expect(try fixture.run("plain", "add", "api.example.com", "bob", "y").status == 0)
             #expect(try fixture.run("plain", "find", "api.example.com", "bob").group?.hasPrefix("unsigned.") == true)
             #expect(Set(try fixture.run("one", "list").items) == ["alice@ABCDE12345.com.example.shared", "own@ABCDE12345.com.example.one"])

@@ -68,29 +68,29 @@ import Testing
         ((try? String(contentsOfFile: sensor + "/scans", encoding: .utf8)) ?? "").split(separator: "\n").count
     }
 
-    func item(_ account: String, _ flags: UInt64, _ extra: [String: KeychainValue] = [:]) throws -> [String: KeychainValue] {
+    func item(_ account: String, _ flags: AccessControl.Flags, _ extra: [String: KeychainValue] = [:]) throws -> [String: KeychainValue] {
         genericPassword(
             account: account,
             ["v_Data": .utf8("secret of \(account)"), "accc": .data(try AccessControl(protection: .whenUnlocked, flags: flags).encoded)]
         ).merging(extra) { _, new in new }
     }
 
-    func read(_ account: String, _ context: AuthenticationContext? = nil, _ extra: [String: KeychainValue] = [:]) -> (Int32, KeychainValue?) {
+    func read(_ account: String, _ context: AuthenticationContext? = nil, _ extra: [String: KeychainValue] = [:]) -> (OSStatusCode, KeychainValue?) {
         do {
             let query = genericPassword(account: account, ["r_Data": .bool(true)]).merging(extra) { _, new in new }
-            return (0, try api.copyMatching(query, context: context ?? self.context()))
+            return (.success, try api.copyMatching(query, context: context ?? self.context()))
         } catch {
             return (error.status, nil)
         }
     }
 
-    typealias Flag = AccessControl.Flag
+    typealias Flags = AccessControl.Flags
 
     /// One access control, and how to script the user so that reading it is allowed,
     /// denied or cancelled.
     struct Case: CustomTestStringConvertible, Sendable {
         let name: String
-        let flags: UInt64
+        let flags: Flags
         let allow: (answers: [String], scans: [String])
         let deny: (answers: [String], scans: [String])
         let cancel: (answers: [String], scans: [String])
@@ -98,27 +98,27 @@ import Testing
     }
 
     static let cases: [Case] = [
-        Case(name: "devicePasscode", flags: Flag.devicePasscode, allow: (["1234"], []), deny: (["9999"], []), cancel: (["cancel"], [])),
+        Case(name: "devicePasscode", flags: Flags.devicePasscode, allow: (["1234"], []), deny: (["9999"], []), cancel: (["cancel"], [])),
         // userPresence and .or try the finger first.
-        Case(name: "userPresence", flags: Flag.userPresence, allow: ([], ["match finger-1"]), deny: ([], ["nomatch"]), cancel: ([], ["cancel"])),
-        Case(name: "biometryAny", flags: Flag.biometryAny, allow: ([], ["match finger-1"]), deny: ([], ["nomatch"]), cancel: ([], ["cancel"])),
+        Case(name: "userPresence", flags: Flags.userPresence, allow: ([], ["match finger-1"]), deny: ([], ["nomatch"]), cancel: ([], ["cancel"])),
+        Case(name: "biometryAny", flags: Flags.biometryAny, allow: ([], ["match finger-1"]), deny: ([], ["nomatch"]), cancel: ([], ["cancel"])),
         Case(
-            name: "biometryCurrentSet", flags: Flag.biometryCurrentSet, allow: ([], ["match finger-1"]), deny: ([], ["nomatch"]),
+            name: "biometryCurrentSet", flags: Flags.biometryCurrentSet, allow: ([], ["match finger-1"]), deny: ([], ["nomatch"]),
             cancel: ([], ["cancel"])),
         Case(
-            name: "devicePasscode or biometryAny", flags: Flag.devicePasscode | Flag.or | Flag.biometryAny,
+            name: "devicePasscode or biometryAny", flags: [.devicePasscode, .or, .biometryAny],
             allow: ([], ["match finger-1"]), deny: ([], ["nomatch"]), cancel: ([], ["cancel"])),
         Case(
-            name: "devicePasscode and biometryCurrentSet", flags: Flag.devicePasscode | Flag.and | Flag.biometryCurrentSet,
+            name: "devicePasscode and biometryCurrentSet", flags: [.devicePasscode, .and, .biometryCurrentSet],
             allow: (["1234"], ["match finger-1"]), deny: (["9999"], ["match finger-1"]), cancel: (["cancel"], ["match finger-1"])),
         Case(
-            name: "devicePasscode, biometryAny (and by default)", flags: Flag.devicePasscode | Flag.biometryAny,
+            name: "devicePasscode, biometryAny (and by default)", flags: [.devicePasscode, .biometryAny],
             allow: (["1234"], ["match finger-1"]), deny: (["1234"], ["nomatch"]), cancel: (["1234"], ["cancel"])),
         Case(
-            name: "applicationPassword", flags: Flag.applicationPassword, allow: (["app-pw"], []), deny: (["wrong"], []),
+            name: "applicationPassword", flags: Flags.applicationPassword, allow: (["app-pw"], []), deny: (["wrong"], []),
             cancel: (["cancel"], [])),
         Case(
-            name: "userPresence and applicationPassword", flags: Flag.userPresence | Flag.applicationPassword,
+            name: "userPresence and applicationPassword", flags: [.userPresence, .applicationPassword],
             allow: (["app-pw"], ["match finger-1"]), deny: (["app-pw"], ["nomatch"]), cancel: (["cancel"], [])),
     ]
 
@@ -129,11 +129,11 @@ import Testing
         // Adding asks only for an application password (the one the item will need).
         try script(answers: ["app-pw"])
         try api.add(try item("a", access.flags), context: context())
-        #expect(asked == (access.flags & Flag.applicationPassword != 0 ? ["application-password"] : []))
+        #expect(asked == (access.flags.contains(.applicationPassword) ? ["application-password"] : []))
 
         try script(answers: access.allow.answers, scans: access.allow.scans)
         let (allowed, data) = read("a")
-        #expect(allowed == 0 && data == .utf8("secret of a"), "allowed: \(allowed)")
+        #expect(allowed == OSStatusCode.success && data == .utf8("secret of a"), "allowed: \(allowed)")
         #expect(scansLeft == 0)
 
         try script(answers: access.deny.answers, scans: access.deny.scans)
@@ -161,8 +161,8 @@ import Testing
     /// A proof serves the operation it was made for, once; with a reuse window, every
     /// operation of its context until the window ends.
     @Test func reuseWindowHonouredAndExpired() throws {
-        try api.add(try item("a", Flag.devicePasscode))
-        try api.add(try item("b", Flag.devicePasscode))
+        try api.add(try item("a", Flags.devicePasscode))
+        try api.add(try item("b", Flags.devicePasscode))
 
         let once = context()
         try script(answers: ["1234", "1234"])
@@ -199,9 +199,9 @@ import Testing
     /// biometryCurrentSet is bound to the enrollment of its time: a finger enrolled later
     /// makes it unreadable for good (the sensor is not even asked); biometryAny still opens.
     @Test func enrollmentChangeInvalidatesCurrentSetButNotAny() throws {
-        try api.add(try item("current", Flag.biometryCurrentSet))
-        try api.add(try item("any", Flag.biometryAny))
-        try api.add(try item("either", Flag.biometryCurrentSet | Flag.or | Flag.devicePasscode))
+        try api.add(try item("current", Flags.biometryCurrentSet))
+        try api.add(try item("any", Flags.biometryAny))
+        try api.add(try item("either", [.biometryCurrentSet, .or, .devicePasscode]))
         try script(scans: ["match finger-1", "match finger-1"])
         #expect(read("current").1 == .utf8("secret of current"))
         #expect(read("any").1 == .utf8("secret of any"))
@@ -223,7 +223,7 @@ import Testing
     /// first the keychain password on standard input), asking the passcode agent in a
     /// context of its own, with the operation prompt.
     @Test func theSecurityToolAsksThroughTheAgent() throws {
-        try api.add(try item("tool", Flag.devicePasscode))
+        try api.add(try item("tool", Flags.devicePasscode))
         try script(answers: ["1234"])
         let environment = keychain.environment.merging(["KEYCHAIN_HOME": keychain.home, "TROUSSEAU_PASSCODE_AGENT": agent]) { _, new in new }
         let found = try CommandRunner.run("security", ["find-generic-password", "-a", "tool", "-w"], environment: environment, input: "1234\n")
@@ -238,7 +238,7 @@ import Testing
     /// kSecUseAuthenticationUISkip leaves out what would need the user.
     @Test func skipLeavesProtectedItemsOut() throws {
         try api.add(genericPassword(account: "plain", ["v_Data": .utf8("p")]))
-        try api.add(try item("guarded", Flag.devicePasscode))
+        try api.add(try item("guarded", Flags.devicePasscode))
         try script(answers: ["1234"])
         let all = try api.copyMatching(genericPassword(["r_Data": .bool(true), "r_Attributes": .bool(true), "m_Limit": .string("m_LimitAll"), "u_AuthUI": .string("u_AuthUIS")]))
         #expect(all?.array?.compactMap { $0.dictionary?["acct"]?.stringValue } == ["plain"])
@@ -248,19 +248,19 @@ import Testing
     /// The access control is stored in clear but bound into the item key's wrapping: edited
     /// in the database, the item becomes undecodable, never unprotected.
     @Test func anEditedAccessControlMakesTheItemUndecodable() throws {
-        try api.add(try item("guarded", Flag.devicePasscode))
-        try api.add(try item("downgraded", Flag.devicePasscode))
+        try api.add(try item("guarded", Flags.devicePasscode))
+        try api.add(try item("downgraded", Flags.devicePasscode))
         DaemonControl.stop(home: keychain.home)
 
         let database = try DatabaseQueue(path: keychain.paths.database)
         try database.write { db in
-            for replacement in [Flag.biometryAny, UInt64(0)] {  // another constraint; none at all
+            for replacement in [Flags.biometryAny, Flags()] {  // another constraint; none at all
                 // Each row's secret blob: version 2, the access control's length and bytes, the rest.
                 for row in try Row.fetchAll(db, sql: "SELECT rowid, secret FROM genp") {
                     var blob: Data = row["secret"]
                     let length = Int(blob[1]) << 8 | Int(blob[2])
                     let stored = try AccessControl(encoded: blob.subdata(in: 3..<3 + length))
-                    guard stored.flags == Flag.devicePasscode else { continue }
+                    guard stored.flags == Flags.devicePasscode else { continue }
                     let edited = try AccessControl(protection: .whenUnlocked, flags: replacement).encoded
                     blob.replaceSubrange(1..<3 + length, with: Data([UInt8(edited.count >> 8), UInt8(edited.count & 0xff)]) + edited)
                     try db.execute(sql: "UPDATE genp SET secret = ? WHERE rowid = ?", arguments: [blob, row["rowid"] as Int64])

@@ -49,7 +49,7 @@ let teamB = "BBBBBBBBBB"
 
         // Another app's item is not found, not refused: its existence is not revealed.
         for (app, account) in [("a2", "x1"), ("b", "x1"), ("u", "x1"), ("a1", "y1"), ("a2", "y1"), ("u", "y1"), ("a1", "z1"), ("b", "z1")] {
-            #expect(try fixture.run(app, "find", account).status == -25300, "\(app) found \(account)")
+            #expect(try fixture.run(app, "find", account).status == OSStatusCode.itemNotFound.rawValue, "\(app) found \(account)")
         }
         #expect(try fixture.run("a1", "list").items == ["x1@\(teamA).one"])
         #expect(try fixture.run("b", "list").items == ["y1@\(teamB).one"])
@@ -64,30 +64,30 @@ let teamB = "BBBBBBBBBB"
         let viaAppGroup = try fixture.run("a2", "find", "g", "group.shared")
         #expect(viaAppGroup.data == "app-group-secret", "\(viaAppGroup)")
         #expect(try fixture.run("a2", "delete", "s").status == 0)
-        #expect(try fixture.run("a1", "find", "s").status == -25300)
-        #expect(try fixture.run("b", "find", "g").status == -25300)
+        #expect(try fixture.run("a1", "find", "s").status == OSStatusCode.itemNotFound.rawValue)
+        #expect(try fixture.run("b", "find", "g").status == OSStatusCode.itemNotFound.rawValue)
     }
 
     @Test func unentitledGroupsAreMissingEntitlement() throws {
         #expect(try fixture.run("a1", "add", "s", "v", "\(teamA).shared").status == 0)
         for (app, group) in [("b", "\(teamA).shared"), ("u", "\(teamA).shared"), ("a1", "\(teamB).one"), ("a2", "\(teamA).one"), ("b", "group.shared")] {
-            #expect(try fixture.run(app, "find", "s", group).status == -34018, "\(app) in \(group)")
-            #expect(try fixture.run(app, "add", "t", "v", group).status == -34018, "\(app) adding to \(group)")
+            #expect(try fixture.run(app, "find", "s", group).status == OSStatusCode.missingEntitlement.rawValue, "\(app) in \(group)")
+            #expect(try fixture.run(app, "add", "t", "v", group).status == OSStatusCode.missingEntitlement.rawValue, "\(app) adding to \(group)")
         }
         let unsignedGroup = try #require(try { _ = try fixture.run("u", "add", "z", "v"); return try fixture.run("u", "find", "z").group }())
-        #expect(try fixture.run("a1", "find", "z", unsignedGroup).status == -34018)
+        #expect(try fixture.run("a1", "find", "z", unsignedGroup).status == OSStatusCode.missingEntitlement.rawValue)
     }
 
     @Test func aSignedAppEntitledToNoGroupCanDoNothing() throws {
-        #expect(try fixture.run("none", "add", "n", "v").status == -34018)
-        #expect(try fixture.run("none", "find", "n").status == -34018)
-        #expect(try fixture.run("none", "list").status == -34018)
+        #expect(try fixture.run("none", "add", "n", "v").status == OSStatusCode.missingEntitlement.rawValue)
+        #expect(try fixture.run("none", "find", "n").status == OSStatusCode.missingEntitlement.rawValue)
+        #expect(try fixture.run("none", "list").status == OSStatusCode.missingEntitlement.rawValue)
     }
 
     @Test func removingTheRootsCertificateUnsignsItsApps() throws {
         #expect(try fixture.run("a1", "add", "x", "v", "\(teamA).one").status == 0)
         try FileManager.default.removeItem(atPath: DeveloperRoots.userDirectory(home: fixture.keychain.home) + "/" + DeveloperRoots.localRootFileName)
-        #expect(try fixture.run("a1", "find", "x", "\(teamA).one").status == -34018)
+        #expect(try fixture.run("a1", "find", "x", "\(teamA).one").status == OSStatusCode.missingEntitlement.rawValue)
         #expect(fixture.daemonLog.contains("not issued by a trusted developer root"))
     }
 
@@ -95,7 +95,7 @@ let teamB = "BBBBBBBBBB"
         #expect(try fixture.run("a1", "add", "x", "v").status == 0)
         let identityA = fixture.directory + "/identity-" + teamA
         try fixture.signedApp("a1", identity: identityA, entitlements: #"{"keychain-access-groups": ["\#(teamA).other"]}"#)
-        #expect(try fixture.run("a1", "find", "x").status == -25300)
+        #expect(try fixture.run("a1", "find", "x").status == OSStatusCode.itemNotFound.rawValue)
         #expect(try fixture.run("a1", "add", "y", "v").status == 0)
         #expect(try fixture.run("a1", "list").items == ["y@\(teamA).other"])
     }
@@ -131,11 +131,11 @@ let teamB = "BBBBBBBBBB"
         #expect(try security("delete-generic-password", "-s", "probe", "-a", "x1").status != 0)
         #expect(try fixture.run("a1", "find", "x1").data == "app-secret")
         #expect(try security("delete-generic-password", "-s", "probe", "-a", "x1", input: "1234\n").status == 0)
-        #expect(try fixture.run("a1", "find", "x1").status == -25300)
+        #expect(try fixture.run("a1", "find", "x1").status == OSStatusCode.itemNotFound.rawValue)
         // Its own items need nothing.
         #expect(try security("add-generic-password", "-s", "probe", "-a", "mine", "-w", "tool-secret").status == 0)
         #expect(try security("find-generic-password", "-s", "probe", "-a", "mine", "-w").stdout == "tool-secret\n")
-        #expect(try fixture.run("a1", "find", "mine").status == -25300, "the tool's group is its own")
+        #expect(try fixture.run("a1", "find", "mine").status == OSStatusCode.itemNotFound.rawValue, "the tool's group is its own")
     }
 
     @Test func withoutAPasscodeThereIsNobodyToAsk() throws {

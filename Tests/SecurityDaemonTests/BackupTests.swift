@@ -286,8 +286,8 @@ import Testing
 
     @Test func applicationsCannotMakeOrRestoreBackups() throws {
         let client = try device.connect()  // this test process: an unsigned application
-        #expect(osStatus { try client.call(Service.CreateBackup(path: directory + "/x", password: SecretBytes("p".utf8))) } == -34018)
-        #expect(osStatus { try client.call(Service.RestoreBackup(path: directory + "/x", password: SecretBytes("p".utf8))) } == -34018)
+        #expect(osStatus { try client.call(Service.CreateBackup(path: directory + "/x", password: SecretBytes("p".utf8))) } == OSStatusCode.missingEntitlement)
+        #expect(osStatus { try client.call(Service.RestoreBackup(path: directory + "/x", password: SecretBytes("p".utf8))) } == OSStatusCode.missingEntitlement)
         #expect(!FileManager.default.fileExists(atPath: directory + "/x"))
     }
 

@@ -27,9 +27,9 @@ import Testing
             "security", arguments, environment: device.environment.merging(["KEYCHAIN_HOME": device.home]) { _, new in new }, input: input)
     }
 
-    func read(_ pdmn: String) -> (Int32, Data?) {
+    func read(_ pdmn: String) -> (OSStatusCode, Data?) {
         do {
-            return (0, try api.copyMatching(genericPassword(account: pdmn, service: "escrow", ["r_Data": .bool(true)]))?.dataValue)
+            return (.success, try api.copyMatching(genericPassword(account: pdmn, service: "escrow", ["r_Data": .bool(true)]))?.dataValue)
         } catch {
             return (error.status, nil)
         }
@@ -56,13 +56,13 @@ import Testing
         #expect(record.range(of: Data([0, 0, 0, 2]) + Data("ak".utf8)) == nil && record.range(of: Data("akpu".utf8)) == nil)
 
         restart()
-        #expect(read("ck").0 == -25308, "before the first unlock")
+        #expect(read("ck").0 == OSStatusCode.interactionNotAllowed, "before the first unlock")
         let unlocked = try security("escrow", "unlock", escrowFile)
         #expect(unlocked.status == 0, "\(unlocked.stderr)")
         #expect(read("ck").1 == Data("secret-ck".utf8))
         #expect(read("cku").1 == Data("secret-cku".utf8))
-        #expect(read("ak").0 == -25308, "class A needs the passcode")
-        #expect(read("akpu").0 == -25308, "akpu needs the passcode")
+        #expect(read("ak").0 == OSStatusCode.interactionNotAllowed, "class A needs the passcode")
+        #expect(read("akpu").0 == OSStatusCode.interactionNotAllowed, "akpu needs the passcode")
 
         // A wrong secret opens nothing.
         restart()
@@ -71,19 +71,19 @@ import Testing
         let forged = escrowFile + ".forged"
         try text.write(toFile: forged, atomically: true, encoding: .utf8)
         #expect(try security("escrow", "unlock", forged).status == 51)
-        #expect(read("ck").0 == -25308)
+        #expect(read("ck").0 == OSStatusCode.interactionNotAllowed)
 
         #expect(try security("escrow", "revoke", escrowFile, input: "1234\n").status == 0)
         restart()
         #expect(try security("escrow", "unlock", escrowFile).status == 51, "revoked")
-        #expect(read("ck").0 == -25308)
+        #expect(read("ck").0 == OSStatusCode.interactionNotAllowed)
         #expect(try security("unlock-keychain", "-p", "1234").status == 0)
         #expect(read("ck").1 == Data("secret-ck".utf8))
     }
 
     @Test func applicationsCannotMakeOrRevokeEscrows() throws {
         let client = try device.connect()
-        #expect(osStatus { try client.call(Service.CreateEscrow()) } == -34018)
-        #expect(osStatus { try client.call(Service.RevokeEscrow(id: Data(count: 16))) } == -34018)
+        #expect(osStatus { try client.call(Service.CreateEscrow()) } == OSStatusCode.missingEntitlement)
+        #expect(osStatus { try client.call(Service.RevokeEscrow(id: Data(count: 16))) } == OSStatusCode.missingEntitlement)
     }
 }

@@ -23,7 +23,7 @@ import X509
     func expectUnsigned(_ name: String, because reason: String, environment: [String: String] = [:], wrapper: [String] = [],
                         sourceLocation: SourceLocation = #_sourceLocation) throws {
         let named = try fixture.run(name, "add", "x", "v", "\(teamA).one", environment: environment, wrapper: wrapper)
-        #expect(named.status == -34018, "\(name): \(named)", sourceLocation: sourceLocation)
+        #expect(named.status == OSStatusCode.missingEntitlement.rawValue, "\(name): \(named)", sourceLocation: sourceLocation)
         let implicit = try fixture.run(name, "add", "y", "v", environment: environment, wrapper: wrapper)
         #expect(implicit.status == 0, sourceLocation: sourceLocation)
         #expect(try fixture.run(name, "find", "y", environment: environment, wrapper: wrapper).group?.hasPrefix("unsigned.") == true,

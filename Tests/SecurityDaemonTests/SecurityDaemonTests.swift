@@ -11,7 +11,7 @@ import Testing
     init() throws { keychain = try DaemonKeychain() }
 
     @Test func tenClientsStartedAtOnceEndWithOneDaemon() async throws {
-        let statuses = try await withThrowingTaskGroup(of: Int32.self) { group in
+        let statuses = try await withThrowingTaskGroup(of: OSStatusCode.self) { group in
             for i in 0..<10 {
                 group.addTask { [keychain] in
                     osStatus { try keychain.connect().add(genericPassword(account: "client\(i)", ["v_Data": .utf8("\(i)")])) }
@@ -19,7 +19,7 @@ import Testing
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(statuses == Array(repeating: 0, count: 10))
+        #expect(statuses == Array(repeating: OSStatusCode.success, count: 10))
         #expect(keychain.daemons().count == 1)
         let all = try keychain.connect().copyMatching(genericPassword(["m_Limit": .string("m_LimitAll"), "r_Attributes": .bool(true)]))
         #expect(all?.array?.count == 10)
@@ -35,13 +35,13 @@ import Testing
         garbage.appendInteger(UInt32(5))
         garbage.append(Data([9, 9, 9, 9, 9]))
         let (garbageReply, garbageClosed) = try exchange(garbage)
-        #expect(garbageReply == -50)
+        #expect(garbageReply == .param)
         #expect(garbageClosed)
 
         var oversized = Data()
         oversized.appendInteger(UInt32(ServiceWire.maximumFrameSize + 1))
         let (oversizedReply, oversizedClosed) = try exchange(oversized)
-        #expect(oversizedReply == -26275)
+        #expect(oversizedReply == .decode)
         #expect(oversizedClosed)
 
         var truncated = Data()
@@ -93,15 +93,15 @@ import Testing
                         switch Int.random(in: 0..<4, using: &generator) {
                         case 0:
                             let status = osStatus { try client.add(genericPassword(account: account, ["v_Data": .utf8(account)])) }
-                            #expect(status == 0 || (status == -25299 && model.contains(account)))
+                            #expect(status == OSStatusCode.success || (status == OSStatusCode.duplicateItem && model.contains(account)))
                             model.insert(account)
                         case 1:
                             let status = osStatus { try client.delete(genericPassword(account: account)) }
-                            #expect(status == (model.contains(account) ? 0 : -25300))
+                            #expect(status == (model.contains(account) ? OSStatusCode.success : OSStatusCode.itemNotFound))
                             model.remove(account)
                         case 2:
                             let status = osStatus { try client.update(genericPassword(account: account), attributes: ["labl": .string("u")]) }
-                            #expect(status == (model.contains(account) ? 0 : -25300))
+                            #expect(status == (model.contains(account) ? OSStatusCode.success : OSStatusCode.itemNotFound))
                         default:
                             let found = try? client.copyMatching(genericPassword(account: account, ["r_Data": .bool(true)]))
                             #expect(found == (model.contains(account) ? .utf8(account) : nil))
@@ -227,12 +227,12 @@ import Testing
         #expect(try run(copy, "find-generic-password", "-a", "shared-name", "-w").stdout == "second\n")
         #expect(try run(original, "find-generic-password", "-a", "shared-name", "-w").stdout == "first\n")
         // And an in-process client (this test runner) is a third program.
-        #expect(osStatus { try keychain.connect().copyMatching(genericPassword(account: "shared-name")) } == -25300)
+        #expect(osStatus { try keychain.connect().copyMatching(genericPassword(account: "shared-name")) } == OSStatusCode.itemNotFound)
     }
 
     /// Sends raw bytes on a new connection; returns the reply (if any) and whether the
     /// daemon then closed the connection.
-    func exchange(_ bytes: Data, shutWrite: Bool = false) throws -> (Int32?, Bool) {
+    func exchange(_ bytes: Data, shutWrite: Bool = false) throws -> (OSStatusCode?, Bool) {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_un()
@@ -248,10 +248,10 @@ import Testing
         if shutWrite { shutdown(fd, Int32(SHUT_WR)) }
         // The reply's status: after the version byte, on success or failure alike.
         let reply = (try? FrameIO.read(from: fd, maximumSize: ServiceWire.maximumFrameSize)).flatMap { $0 }
-            .flatMap { frame -> Int32? in
+            .flatMap { frame -> OSStatusCode? in
                 var reader = ByteReader(frame)
                 guard (try? reader.byte()) == ServiceWire.version else { return nil }
-                return try? reader.integer(Int32.self)
+                return try? OSStatusCode(from: &reader)
             }
         let closed: Bool
         do {

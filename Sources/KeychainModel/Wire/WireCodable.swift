@@ -41,6 +41,16 @@ extension Optional: WireCodable where Wrapped: WireCodable {
     }
 }
 
+extension OSStatusCode: WireCodable {
+    public init(from reader: inout ByteReader) throws {
+        self.init(rawValue: try reader.integer(Int32.self))
+    }
+
+    public func encode(to writer: inout ByteWriter) {
+        writer.appendInteger(rawValue)
+    }
+}
+
 extension Bool: WireCodable {
     public init(from reader: inout ByteReader) throws {
         switch try reader.byte() {
