@@ -48,6 +48,17 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // What a SecKey does, in the process that holds it: RSA and elliptic-curve keys,
+        // their external representations, Apple's signature, encryption and key-exchange
+        // algorithms, on swift-crypto. No I/O.
+        .target(
+            name: "KeychainKeys",
+            dependencies: [
+                "KeychainModel",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         // securityd's protocol (clients ↔ securityd) and the enclave's (securityd ↔ enclave):
         // messages and their codecs, no I/O.
         .target(name: "KeychainProtocol", dependencies: ["KeychainModel"]),
@@ -118,7 +129,7 @@ let package = Package(
             // glue under `#if canImport(Security)`, and building it first keeps that glue out of
             // a clean build (see SecCertificate.swift for an incremental one).
             dependencies: [
-                "KeychainClient", "KeychainModel",
+                "KeychainClient", "KeychainKeys", "KeychainModel",
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
             ]

@@ -66,6 +66,7 @@ public struct OSStatusCode: RawRepresentable, Sendable, Hashable, CustomStringCo
     public static let noAccessForItem = OSStatusCode(-25243)
     public static let decode = OSStatusCode(-26275)
     public static let missingEntitlement = OSStatusCode(-34018)
+    public static let verifyFailed = OSStatusCode(-67808)
 }
 
 extension KeychainError {
@@ -118,6 +119,7 @@ extension KeychainError {
         case OSStatusCode.noAccessForItem: "The specified item has no access control."
         case OSStatusCode.decode: "Unable to decode the provided data."
         case OSStatusCode.missingEntitlement: "A required entitlement isn't present."
+        case OSStatusCode.verifyFailed: "A cryptographic verification failure has occurred."
         default: "OSStatus \(status.rawValue)"
         }
     }

@@ -124,6 +124,11 @@ public enum SecName {
     public static let kSecAttrKeyTypeRSA = "42"
     public static let kSecAttrKeyTypeEC = "73"
     public static let kSecAttrKeyTypeECSECPrimeRandom = "73"
+    /// `kSecAttrTokenID` of keys made inside the enclave.
+    public static let kSecAttrTokenIDSecureEnclave = "com.apple.setoken"
+    /// `SecKeyCreateRandomKey`'s per-half attribute dictionaries.
+    public static let kSecPrivateKeyAttrs = "private"
+    public static let kSecPublicKeyAttrs = "public"
 
     /// Search keys and `kSecMatchLimit` values.
     public static let kSecMatchPolicy = "m_Policy"
@@ -276,6 +281,9 @@ public enum SecName {
         ("kSecAttrKeyTypeRSA", kSecAttrKeyTypeRSA),
         ("kSecAttrKeyTypeEC", kSecAttrKeyTypeEC),
         ("kSecAttrKeyTypeECSECPrimeRandom", kSecAttrKeyTypeECSECPrimeRandom),
+        ("kSecAttrTokenIDSecureEnclave", kSecAttrTokenIDSecureEnclave),
+        ("kSecPrivateKeyAttrs", kSecPrivateKeyAttrs),
+        ("kSecPublicKeyAttrs", kSecPublicKeyAttrs),
         ("kSecMatchPolicy", kSecMatchPolicy),
         ("kSecMatchItemList", kSecMatchItemList),
         ("kSecMatchSearchList", kSecMatchSearchList),

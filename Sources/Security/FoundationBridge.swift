@@ -1,5 +1,6 @@
 import Foundation
 import KeychainClient
+import KeychainKeys
 import KeychainModel
 
 /// Converts between the Foundation objects of Apple-style queries and results and the
@@ -17,6 +18,7 @@ enum FoundationBridge {
     static func request(_ dictionary: CFDictionary) throws(KeychainError) -> (query: [String: KeychainValue], context: AuthenticationContext?) {
         var query: [String: KeychainValue] = [:]
         var context: AuthenticationContext?
+        var keyReference: SecKey?
         for (key, value) in dictionary {
             guard let key = key as? String else {
                 throw KeychainError(status: OSStatusCode.param, message: "a query key is not a string")
@@ -32,9 +34,19 @@ enum FoundationBridge {
                     throw KeychainError(status: OSStatusCode.param, message: "the value of u_AuthCtx is not an LAContext")
                 }
                 context = provider.authenticationContext
+            case QueryKey.valueRef:
+                guard let key = value as? SecKey else {
+                    throw KeychainError(status: OSStatusCode.param, message: "the value of v_Ref is not a SecKey")
+                }
+                keyReference = key
             default:
                 query[key] = try keychainValue(value as AnyObject, key: key)
             }
+        }
+        // A key given as kSecValueRef adds the attributes it implies and its bytes; the
+        // caller's attributes win (SecItem.m, "add only those attributes … which are missing").
+        if let keyReference {
+            for (name, value) in keyReference.key.attributes where query[name] == nil { query[name] = value }
         }
         return (query, context)
     }

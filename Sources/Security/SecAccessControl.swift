@@ -47,8 +47,7 @@ public func SecAccessControlCreateWithFlags(
         }
         return SecAccessControl(try AccessControl(protection: protectionClass, flags: AccessControl.Flags(rawValue: UInt64(flags.rawValue))))
     } catch let failure as KeychainError {
-        error?.pointee = Unmanaged.passRetained(
-            NSError(domain: NSOSStatusErrorDomain, code: Int(failure.status.rawValue), userInfo: [NSLocalizedDescriptionKey: failure.message]))
+        failure.report(to: error)
         return nil
     } catch {
         return nil

@@ -126,6 +126,9 @@ nonisolated(unsafe) public let kSecAttrKeyClassSymmetric: CFString = NSString(st
 nonisolated(unsafe) public let kSecAttrKeyTypeRSA: CFString = NSString(string: SecName.kSecAttrKeyTypeRSA)
 nonisolated(unsafe) public let kSecAttrKeyTypeEC: CFString = NSString(string: SecName.kSecAttrKeyTypeEC)
 nonisolated(unsafe) public let kSecAttrKeyTypeECSECPrimeRandom: CFString = NSString(string: SecName.kSecAttrKeyTypeECSECPrimeRandom)
+nonisolated(unsafe) public let kSecAttrTokenIDSecureEnclave: CFString = NSString(string: SecName.kSecAttrTokenIDSecureEnclave)
+nonisolated(unsafe) public let kSecPrivateKeyAttrs: CFString = NSString(string: SecName.kSecPrivateKeyAttrs)
+nonisolated(unsafe) public let kSecPublicKeyAttrs: CFString = NSString(string: SecName.kSecPublicKeyAttrs)
 
 /// Search keys and `kSecMatchLimit` values.
 nonisolated(unsafe) public let kSecMatchPolicy: CFString = NSString(string: SecName.kSecMatchPolicy)

@@ -37,7 +37,7 @@ import Testing
     /// Single values.
     static let values: Set = [
         "kSecAttrSynchronizableAny", "kSecMatchLimitOne", "kSecMatchLimitAll", "kSecUseAuthenticationUIAllow",
-        "kSecUseAuthenticationUIFail", "kSecUseAuthenticationUISkip",
+        "kSecUseAuthenticationUIFail", "kSecUseAuthenticationUISkip", "kSecAttrTokenIDSecureEnclave",
     ]
 
     static func isKey(_ name: String) -> Bool {
@@ -86,5 +86,6 @@ import Testing
         ]
         for (flag, value) in flags { #expect(flag.rawValue == value) }
         #expect(throws: KeychainError.param) { try AccessControl(protection: .whenUnlocked, flags: AccessControl.Flags(rawValue: 1 << 2)) }
+        #expect(OSStatusCode.verifyFailed.rawValue == -67808)
     }
 }

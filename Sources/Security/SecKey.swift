@@ -1,0 +1,189 @@
+import Foundation
+import KeychainKeys
+import KeychainModel
+
+/// A cryptographic key (`SecKeyRef`): an RSA or elliptic-curve key, public or private.
+///
+/// Software keys do their work in the calling process, as Apple's do. Keys compare equal
+/// (`==`, `CFEqual`) when they are the same key of the same class.
+public final class SecKey: NSObject, @unchecked Sendable {
+    // @unchecked: immutable after creation; AsymmetricKey is Sendable, NSObject is not marked.
+    let key: AsymmetricKey
+
+    init(_ key: AsymmetricKey) {
+        self.key = key
+    }
+
+    public override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? SecKey else { return false }
+        return key.isSame(as: other.key)
+    }
+
+    public override var hash: Int { key.applicationLabel.hashValue }
+
+    /// As Apple's description, without key material.
+    public override var description: String {
+        "<SecKeyRef \(key.summary), addr: \(String(describing: ObjectIdentifier(self)))>"
+    }
+}
+
+// MARK: - Creating keys
+
+/// Generates a key pair and returns its private key (`SecKeyCreateRandomKey`).
+///
+/// `parameters` needs `kSecAttrKeyType` (`kSecAttrKeyTypeRSA`, `kSecAttrKeyTypeECSECPrimeRandom`)
+/// and `kSecAttrKeySizeInBits` (RSA 1024–8192; EC 256, 384, 521). Attributes for each half
+/// may sit at the top level or in `kSecPrivateKeyAttrs` / `kSecPublicKeyAttrs` (which win);
+/// a half whose attributes say `kSecAttrIsPermanent: true` is stored in the keychain.
+public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
+    do throws(KeychainError) {
+        if parameters[kSecAttrTokenID as String] != nil {
+            throw KeychainError(status: .unimplemented, message: "Failed to generate keypair: enclave keys are not available yet")
+        }
+        guard let type = KeyParameters.keyType(parameters[kSecAttrKeyType as String]) else {
+            throw KeychainError.param("incorrect or missing kSecAttrKeyType in key generation request")
+        }
+        guard let bits = KeyParameters.integer(parameters[kSecAttrKeySizeInBits as String]) else {
+            throw KeychainError.param("missing kSecAttrKeySizeInBits in key generation request")
+        }
+        let privateKey = try AsymmetricKey.generate(type, bits: bits)
+        let privateAttributes = KeyParameters.merged(parameters, half: kSecPrivateKeyAttrs as String)
+        let publicAttributes = KeyParameters.merged(parameters, half: kSecPublicKeyAttrs as String)
+        if KeyParameters.isPermanent(publicAttributes) {
+            try KeyParameters.store(privateKey.publicKey, attributes: publicAttributes)
+        }
+        if KeyParameters.isPermanent(privateAttributes) {
+            try KeyParameters.store(privateKey, attributes: privateAttributes)
+        }
+        return SecKey(privateKey)
+    } catch let failure {
+        failure.report(to: error)
+        return nil
+    }
+}
+
+/// A key from its external representation (`SecKeyCreateWithData`); not stored.
+///
+/// `attributes` needs `kSecAttrKeyType` and `kSecAttrKeyClass`. EC keys are ANSI X9.63
+/// (`04‖X‖Y`, private `04‖X‖Y‖K`); RSA keys PKCS#1, public keys also X.509 SPKI.
+public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
+    do throws(KeychainError) {
+        guard let type = KeyParameters.keyType(attributes[kSecAttrKeyType as String]) else {
+            throw KeychainError.param("Unsupported key type")
+        }
+        guard let keyClass = KeyParameters.keyClass(attributes[kSecAttrKeyClass as String]) else {
+            throw KeychainError.param("Unsupported key class")
+        }
+        return SecKey(try AsymmetricKey(externalRepresentation: keyData as Data, type: type, keyClass: keyClass))
+    } catch let failure {
+        failure.report(to: error)
+        return nil
+    }
+}
+
+/// The public key of `key` (`SecKeyCopyPublicKey`): itself when it is public.
+public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
+    key.key.keyClass == .public ? key : SecKey(key.key.publicKey)
+}
+
+/// The key's external representation (`SecKeyCopyExternalRepresentation`).
+public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
+    NSData(data: key.key.externalRepresentation)
+}
+
+/// The key's attributes (`SecKeyCopyAttributes`), as Apple's software keys report them.
+public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
+    FoundationBridge.object(.dictionary(key.key.attributes)) as? NSDictionary
+}
+
+/// The block size in bytes (`SecKeyGetBlockSize`): the modulus for RSA, the field for EC.
+public func SecKeyGetBlockSize(_ key: SecKey) -> Int {
+    key.key.blockSize
+}
+
+/// Whether `key` can do `operation` with `algorithm` (`SecKeyIsAlgorithmSupported`).
+public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
+    guard let known = KeyAlgorithm(algorithm.rawValue as String), let operation = KeyOperation(rawValue: operation.rawValue) else { return false }
+    return key.key.supports(operation, known)
+}
+
+// MARK: - Operations
+
+/// Signs `dataToSign` with a private key (`SecKeyCreateSignature`).
+public func SecKeyCreateSignature(
+    _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ dataToSign: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? {
+    perform(key, algorithm, .sign, error) { key, known, name throws(KeychainError) in
+        NSData(data: try key.signature(known, name: name, for: dataToSign as Data))
+    }
+}
+
+/// Verifies `signature` over `signedData` with a public key (`SecKeyVerifySignature`):
+/// false with errSecVerifyFailed when it does not match.
+public func SecKeyVerifySignature(
+    _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ signedData: CFData, _ signature: CFData,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> Bool {
+    perform(key, algorithm, .verify, error) { key, known, name throws(KeychainError) in
+        try key.verify(known, name: name, signature: signature as Data, for: signedData as Data)
+    } ?? false
+}
+
+/// Encrypts `plaintext` with a public key (`SecKeyCreateEncryptedData`).
+public func SecKeyCreateEncryptedData(
+    _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? {
+    perform(key, algorithm, .encrypt, error) { key, known, name throws(KeychainError) in
+        NSData(data: try key.encrypt(known, name: name, plaintext as Data))
+    }
+}
+
+/// Decrypts `ciphertext` with a private key (`SecKeyCreateDecryptedData`).
+public func SecKeyCreateDecryptedData(
+    _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? {
+    perform(key, algorithm, .decrypt, error) { key, known, name throws(KeychainError) in
+        NSData(data: try key.decrypt(known, name: name, ciphertext as Data))
+    }
+}
+
+/// ECDH between a private key and a public key (`SecKeyCopyKeyExchangeResult`); with an
+/// `…X963…` algorithm, `parameters` gives `requestedSize` and optionally `sharedInfo`.
+public func SecKeyCopyKeyExchangeResult(
+    _ privateKey: SecKey, _ algorithm: SecKeyAlgorithm, _ publicKey: SecKey, _ parameters: CFDictionary,
+    _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? {
+    perform(privateKey, algorithm, .keyExchange, error) { key, known, name throws(KeychainError) in
+        let size = parameters[SecKeyKeyExchangeParameter.requestedSize.rawValue as String]
+        let sharedInfo = parameters[SecKeyKeyExchangeParameter.sharedInfo.rawValue as String]
+        if sharedInfo != nil, !(sharedInfo is Data) {
+            throw KeychainError.param("ECDHKeyExchange wrong sharedInfo type (must be CFData/NSData)")
+        }
+        return NSData(
+            data: try key.keyExchange(
+                known, name: name, with: publicKey.key, requestedSize: KeyParameters.integer(size), sharedInfo: sharedInfo as? Data))
+    }
+}
+
+/// Runs an operation: Apple's errSecParam for an algorithm it does not know, the
+/// operation's own error otherwise, reported through `error`.
+private func perform<Result>(
+    _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ operation: KeyOperation, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?,
+    _ body: (AsymmetricKey, KeyAlgorithm, String) throws(KeychainError) -> Result
+) -> Result? {
+    let name = algorithm.rawValue as String
+    do throws(KeychainError) {
+        guard let known = KeyAlgorithm(name) else {
+            throw KeychainError.param("\(name): algorithm not supported by the key \(key)")
+        }
+        return try body(key.key, known, name)
+    } catch let failure {
+        failure.report(to: error)
+        return nil
+    }
+}
+
+// MARK: - Type identifiers
+
+/// `SecKeyGetTypeID`.
+public func SecKeyGetTypeID() -> CFTypeID { CoreFoundationType.secKey.rawValue }
