@@ -202,6 +202,7 @@ let package = Package(
                 "keychain-example",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            exclude: ["Fixtures/apple_seckey_reference.py"],
             swiftSettings: testHooks
         ),
         .testTarget(name: "KeychainModelTests", dependencies: ["KeychainModel", "KeychainProtocol", "KeychainSystem"], swiftSettings: testHooks),

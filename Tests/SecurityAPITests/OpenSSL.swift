@@ -18,7 +18,7 @@ enum OpenSSL {
         try execute("/usr/bin/python3", ["-c", script] + arguments, in: directory)
     }
 
-    private static func execute(_ executable: String, _ arguments: [String], in directory: URL?) throws -> Result {
+    static func execute(_ executable: String, _ arguments: [String], in directory: URL? = nil) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

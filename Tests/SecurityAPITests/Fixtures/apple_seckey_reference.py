@@ -1,0 +1,73 @@
+"""A reference for Apple's SecKey constructions, on Python's `cryptography` package, to check
+Trousseau's against an implementation that is not its own.
+
+Usage: apple_seckey_reference.py COMMAND HEX-ARGUMENTS...; prints hex.
+  ec-public-pem POINT                      the SPKI PEM of an X9.63 P-curve point
+  ec-point PEM-FILE                        the X9.63 point of a public key in a PEM file
+  ecies-encrypt POINT PLAINTEXT            Apple's ECIES, cofactor/standard X9.63 SHA-256, variable IV
+  ecies-decrypt PRIVATE-X963 CIPHERTEXT
+  oaep-encrypt PKCS1-PUBLIC PLAINTEXT      RSA-OAEP SHA-256
+  oaep-decrypt PKCS1-PRIVATE CIPHERTEXT
+  oaep-aesgcm-encrypt PKCS1-PUBLIC PLAINTEXT   Apple's RSA-OAEP-SHA256 + AES-GCM
+"""
+import os
+import sys
+
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, padding
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.x963kdf import X963KDF
+
+CURVES = {65: ec.SECP256R1(), 97: ec.SECP384R1(), 133: ec.SECP521R1()}
+
+
+def ecies_key(shared, ephemeral_point, field_bits):
+    key_length = 32 if field_bits > 256 else 16
+    derived = X963KDF(algorithm=hashes.SHA256(), length=key_length + 16, sharedinfo=ephemeral_point).derive(shared)
+    return derived[:key_length], derived[key_length:]
+
+
+def main(command, *args):
+    data = [bytes.fromhex(a) if command != "ec-point" else a for a in args]
+    if command == "ec-public-pem":
+        key = ec.EllipticCurvePublicKey.from_encoded_point(CURVES[len(data[0])], data[0])
+        sys.stdout.write(key.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode())
+        return
+    if command == "ec-point":
+        key = serialization.load_pem_public_key(open(data[0], "rb").read())
+        out = key.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    elif command == "ecies-encrypt":
+        point, plaintext = data
+        recipient = ec.EllipticCurvePublicKey.from_encoded_point(CURVES[len(point)], point)
+        ephemeral = ec.generate_private_key(recipient.curve)
+        ephemeral_point = ephemeral.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+        key, iv = ecies_key(ephemeral.exchange(ec.ECDH(), recipient), ephemeral_point, recipient.curve.key_size)
+        out = ephemeral_point + AESGCM(key).encrypt(iv, plaintext, None)
+    elif command == "ecies-decrypt":
+        private, ciphertext = data
+        point_length = (len(private) - 1) * 2 // 3 + 1
+        curve = CURVES[point_length]
+        own = ec.derive_private_key(int.from_bytes(private[point_length:], "big"), curve)
+        ephemeral = ec.EllipticCurvePublicKey.from_encoded_point(curve, ciphertext[:point_length])
+        key, iv = ecies_key(own.exchange(ec.ECDH(), ephemeral), ciphertext[:point_length], curve.key_size)
+        out = AESGCM(key).decrypt(iv, ciphertext[point_length:], None)
+    elif command in ("oaep-encrypt", "oaep-aesgcm-encrypt"):
+        public, plaintext = data
+        key = serialization.load_der_public_key(public)
+        oaep = padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)
+        if command == "oaep-encrypt":
+            out = key.encrypt(plaintext, oaep)
+        else:
+            session = os.urandom(16 if key.key_size < 4096 else 32)
+            out = key.encrypt(session, oaep) + AESGCM(session).encrypt(b"\0" * 16, plaintext, public)
+    elif command == "oaep-decrypt":
+        private, ciphertext = data
+        key = serialization.load_der_private_key(private, None)
+        out = key.decrypt(ciphertext, padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None))
+    else:
+        raise SystemExit("unknown command " + command)
+    sys.stdout.write(out.hex())
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
