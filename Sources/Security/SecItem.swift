@@ -11,7 +11,8 @@ import KeychainModel
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     perform(result) { keychain throws(KeychainError) in
         let (query, context) = try FoundationBridge.request(attributes)
-        return try keychain.add(query, context: context)
+        let references = KeyReferences(query)
+        return try keychain.add(references.query, context: context).map(references.object)
     }
 }
 
@@ -20,7 +21,8 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     perform(result) { keychain throws(KeychainError) in
         let (query, context) = try FoundationBridge.request(query)
-        return try keychain.copyMatching(query, context: context)
+        let references = KeyReferences(query)
+        return try keychain.copyMatching(references.query, context: context).map(references.object)
     }
 }
 
@@ -41,10 +43,12 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     }
 }
 
-private func perform(_ result: UnsafeMutablePointer<CFTypeRef?>?, _ call: (Keychain) throws(KeychainError) -> KeychainValue?) -> OSStatus {
+private func perform(_ result: UnsafeMutablePointer<CFTypeRef?>?, _ call: (Keychain) throws(KeychainError) -> AnyObject?) -> OSStatus {
     do {
+        // Called whether or not the caller wants the result: `result?.pointee = try call(…)`
+        // would skip the call when `result` is nil.
         let value = try call(ProcessKeychain.keychain)
-        result?.pointee = value.map(FoundationBridge.object)
+        result?.pointee = value
         return errSecSuccess
     } catch {
         return error.status.rawValue
