@@ -37,6 +37,17 @@ struct BenchReport: Codable, Sendable {
         var ratio: Double
     }
 
+    /// A SecKey operation in this process, beside the same operation done bare.
+    struct KeyOperation: Codable, Sendable {
+        var operation: String
+        var samples: Int
+        var p50Micros: Double
+        var p99Micros: Double
+        var floor: String
+        var floorMicros: Double
+        var ratio: Double
+    }
+
     struct Memory: Codable, Sendable {
         var items: Int
         var daemonResidentKiB: Int
@@ -67,6 +78,7 @@ struct BenchReport: Codable, Sendable {
     var operations: [Operation] = []
     var memory: [Memory] = []
     var processes: [WholeProcess] = []
+    var keys: [KeyOperation] = []
     var targets: [Target] = []
 
     func floor(_ name: String, items: Int? = nil) -> Floor? {

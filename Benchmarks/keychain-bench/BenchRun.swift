@@ -19,6 +19,9 @@ struct BenchRun {
             try measure(size: size)
             if position == 0, plan.wholeProcesses { try measureWholeProcesses(items: size) }
         }
+        report.keys = try KeyOperations.measure(count: plan.keySamples)
+        output.line("")
+        output.line(Table.keys(report.keys))
         report.targets = Targets.evaluate(report)
         output.line("")
         output.line(Table.memory(report.memory))

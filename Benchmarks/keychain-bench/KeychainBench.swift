@@ -107,13 +107,14 @@ struct Plan: Sendable {
     var floorSamples = 20_000
     var commitSamples = 500
     var autostartRuns = 10
+    var keySamples = 2_000
     /// Connections that fill the keychain.
     var fillClients = 8
 
     /// Enough of everything to exercise every code path, in seconds.
     static let smoke = Plan(
         sizes: [100, 300], clients: [1, 4], operations: 40, runs: 3, floorSamples: 200, commitSamples: 20, autostartRuns: 2,
-        fillClients: 4)
+        keySamples: 20, fillClients: 4)
 }
 
 /// The programs the benchmark runs: built beside it.

@@ -26,6 +26,14 @@ enum Table {
             rows.map { [$0.name, grouped($0.items), String($0.runs), String(format: "%.2f", $0.p50Millis), String(format: "%.2f", $0.maxMillis)] })
     }
 
+    static func keys(_ rows: [BenchReport.KeyOperation]) -> String {
+        render(
+            ["key operation", "p50 µs", "p99 µs", "floor", "floor µs", "p50 / floor"],
+            rows.map {
+                [$0.operation, micros($0.p50Micros), micros($0.p99Micros), $0.floor, micros($0.floorMicros), String(format: "%.1f×", $0.ratio)]
+            })
+    }
+
     static func targets(_ targets: [BenchReport.Target]) -> String {
         render(["target", "measured", "met"], targets.map { [$0.target, $0.measured, $0.met ? "yes" : "NO"] })
     }
