@@ -59,6 +59,17 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // What a SecCertificate reads from a DER certificate, and the attributes Apple gives a
+        // certificate item. swift-asn1 only: `Security` uses it and must not depend on
+        // swift-certificates (docs/ARCHITECTURE.md).
+        .target(
+            name: "KeychainCertificates",
+            dependencies: [
+                "KeychainModel",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
         // securityd's protocol (clients ↔ securityd) and the enclave's (securityd ↔ enclave):
         // messages and their codecs, no I/O.
         .target(name: "KeychainProtocol", dependencies: ["KeychainModel"]),
@@ -129,7 +140,7 @@ let package = Package(
             // glue under `#if canImport(Security)`, and building it first keeps that glue out of
             // a clean build (see SecCertificate.swift for an incremental one).
             dependencies: [
-                "KeychainClient", "KeychainKeys", "KeychainModel",
+                "KeychainCertificates", "KeychainClient", "KeychainKeys", "KeychainModel",
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
             ]
@@ -169,7 +180,7 @@ let package = Package(
         .target(
             // The decoders of untrusted bytes as fuzz targets (Fuzz/, scripts/fuzz).
             name: "KeychainFuzzTargets",
-            dependencies: ["KeychainModel", "KeychainCrypto", "KeychainProtocol", "EnclaveProtocol"]
+            dependencies: ["KeychainModel", "KeychainCertificates", "KeychainCrypto", "KeychainKeys", "KeychainProtocol", "EnclaveProtocol"]
         ),
 
         // Tests.

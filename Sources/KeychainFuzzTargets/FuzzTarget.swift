@@ -1,6 +1,8 @@
 public import FoundationEssentials
 import EnclaveProtocol
+import KeychainCertificates
 import KeychainCrypto
+import KeychainKeys
 import KeychainModel
 import KeychainProtocol
 
@@ -17,6 +19,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case query
     /// An attribute blob's plaintext, as the store decodes it after decryption.
     case blob
+    /// A DER certificate, as `SecCertificate` and certificate items read it.
+    case certificate
+    /// A key's external representation, as `SecKeyCreateWithData` reads it.
+    case key
 
     /// Runs the decoder over `input`; errors are expected, crashes are bugs.
     public func run(_ input: Data) {
@@ -34,8 +40,22 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             }
         case .blob:
             _ = try? AttributeCodec.decode(input)
+        case .certificate:
+            guard let fields = try? CertificateFields(der: Array(input)) else { return }
+            _ = (fields.subjectSummary, fields.itemAttributes, fields.emailAddresses, fields.commonNames)
+        case .key:
+            for type in [AsymmetricKey.KeyType.rsa, .ellipticCurve] {
+                for keyClass in [AsymmetricKey.KeyClass.public, .private] {
+                    _ = (try? AsymmetricKey(externalRepresentation: input, type: type, keyClass: keyClass))?.attributes
+                }
+            }
         }
     }
+
+    /// A self-signed P-256 certificate with a SubjectAltName and a PrintableString name,
+    /// made by Python's `cryptography` (Tests/SecurityAPITests/Fixtures), and its key.
+    static let certificateSeed = Data(base64Encoded: "MIIB6jCCAZGgAwIBAgIIASNFZ4mrze8wCgYIKoZIzj0EAwIwUzESMBAGA1UEAwwJVGVzdCBMZWFmMRwwGgYDVQQKExMgIE1peGVkICAgY2FzZSBPcmcgMR8wHQYJKoZIhvcNAQkBFhBsZWFmQGV4YW1wbGUuY29tMB4XDTI2MDEwMjAzMDQwNVoXDTI2MDIwMTAzMDQwNVowUzESMBAGA1UEAwwJVGVzdCBMZWFmMRwwGgYDVQQKExMgIE1peGVkICAgY2FzZSBPcmcgMR8wHQYJKoZIhvcNAQkBFhBsZWFmQGV4YW1wbGUuY29tMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEdBrJ6AlknDdnI7Kkm0uEFQZkeLis3GIy1BLHm504aOV+7FctzYTGIGlGRhsl9e2oYJl0FuGW+fk7BmmPT+B6tqNPME0wLAYDVR0RBCUwI4IQbGVhZi5leGFtcGxlLmNvbYEPYWx0QGV4YW1wbGUuY29tMB0GA1UdDgQWBBTvg58KEGcto6ds6ejCs2H8mG1URTAKBggqhkjOPQQDAgNHADBEAiBIgH1cao5oIctjTBzzCoOwejH/ZQyH77yXW2LINuTzwAIgBYqDVjS7IfL0XCr/B77gTNPRW3q9Pe7uPQ0nwFDR0oo=")!
+    static let keySeed = Data(base64Encoded: "BHQayegJZJw3ZyOypJtLhBUGZHi4rNxiMtQSx5udOGjlfuxXLc2ExiBpRkYbJfXtqGCZdBbhlvn5OwZpj0/gerY6oQnjzuxcm2iDDq2hyNiTh2lJXUGeQ89vdkcnhfBphA==")!
 
     /// Valid inputs to start from: encodings of typical requests, queries and attributes.
     public static func seeds(for target: FuzzTarget) -> [Data] {
@@ -66,6 +86,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 KeychainValue.dictionary(query).encode(to: &out)
                 return out
             }
+        case .certificate:
+            return [certificateSeed]
+        case .key:
+            return [keySeed, keySeed.prefix(65)]
         case .blob:
             return [item, internet, ["cdat": .date(Date(timeIntervalSince1970: 1_800_000_000)), "gena": .data(Data([0, 255]))]]
                 .map { AttributeCodec.encode($0.filter { $0.key != "class" && $0.key != "v_Data" }) }

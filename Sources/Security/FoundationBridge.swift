@@ -1,5 +1,6 @@
 import Foundation
 import KeychainClient
+import KeychainCertificates
 import KeychainKeys
 import KeychainModel
 
@@ -18,7 +19,7 @@ enum FoundationBridge {
     static func request(_ dictionary: CFDictionary) throws(KeychainError) -> (query: [String: KeychainValue], context: AuthenticationContext?) {
         var query: [String: KeychainValue] = [:]
         var context: AuthenticationContext?
-        var keyReference: SecKey?
+        var reference: AnyObject?
         for (key, value) in dictionary {
             guard let key = key as? String else {
                 throw KeychainError(status: OSStatusCode.param, message: "a query key is not a string")
@@ -35,20 +36,38 @@ enum FoundationBridge {
                 }
                 context = provider.authenticationContext
             case QueryKey.valueRef:
-                guard let key = value as? SecKey else {
-                    throw KeychainError(status: OSStatusCode.param, message: "the value of v_Ref is not a SecKey")
-                }
-                keyReference = key
+                reference = value as AnyObject
             default:
                 query[key] = try keychainValue(value as AnyObject, key: key)
             }
         }
-        // A key given as kSecValueRef adds the attributes it implies and its bytes; the
-        // caller's attributes win (SecItem.m, "add only those attributes … which are missing").
-        if let keyReference {
-            for (name, value) in keyReference.key.attributes where query[name] == nil { query[name] = value }
+        // A key or certificate given as kSecValueRef adds the attributes it implies and its
+        // bytes; the caller's attributes win (SecItem.m, "add only those attributes … which
+        // are missing").
+        if let reference {
+            let implied = try referenceAttributes(reference)
+            if let itemClass = query[QueryKey.itemClass], itemClass != implied[QueryKey.itemClass] {
+                throw KeychainError.param("kSecValueRef is not an item of the query's class")
+            }
+            for (name, value) in implied where query[name] == nil { query[name] = value }
         }
         return (query, context)
+    }
+
+    /// What a `kSecValueRef` stands for: a `SecKey`'s attributes and bytes, or a
+    /// `SecCertificate`'s (its DER data).
+    private static func referenceAttributes(_ reference: AnyObject) throws(KeychainError) -> [String: KeychainValue] {
+        switch reference {
+        case let key as SecKey:
+            return key.key.attributes
+        case let data as NSData:
+            guard let certificate = try? CertificateFields(der: Array(data as Data)) else {
+                throw KeychainError.param("the value of v_Ref is not a certificate")
+            }
+            return certificate.itemAttributes
+        default:
+            throw KeychainError.param("the value of v_Ref is a \(type(of: reference)), not a SecKey or a SecCertificate")
+        }
     }
 
     static func keychainValue(_ object: AnyObject, key: String) throws(KeychainError) -> KeychainValue {

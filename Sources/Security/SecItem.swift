@@ -11,7 +11,7 @@ import KeychainModel
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     perform(result) { keychain throws(KeychainError) in
         let (query, context) = try FoundationBridge.request(attributes)
-        let references = KeyReferences(query)
+        let references = ItemReferences(query)
         return try keychain.add(references.query, context: context).map(references.object)
     }
 }
@@ -21,7 +21,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     perform(result) { keychain throws(KeychainError) in
         let (query, context) = try FoundationBridge.request(query)
-        let references = KeyReferences(query)
+        let references = ItemReferences(query)
         return try keychain.copyMatching(references.query, context: context).map(references.object)
     }
 }

@@ -9,6 +9,9 @@ Usage: apple_seckey_reference.py COMMAND HEX-ARGUMENTS...; prints hex.
   oaep-encrypt PKCS1-PUBLIC PLAINTEXT      RSA-OAEP SHA-256
   oaep-decrypt PKCS1-PRIVATE CIPHERTEXT
   oaep-aesgcm-encrypt PKCS1-PUBLIC PLAINTEXT   Apple's RSA-OAEP-SHA256 + AES-GCM
+  make-certificate DIRECTORY               a P-256 key (key.der: X9.63 04||X||Y||K) and a
+                                           self-signed certificate (cert.der) with a
+                                           PrintableString organization in mixed case
 """
 import os
 import sys
@@ -28,6 +31,9 @@ def ecies_key(shared, ephemeral_point, field_bits):
 
 
 def main(command, *args):
+    if command == "make-certificate":
+        make_certificate(args[0])
+        return
     data = [bytes.fromhex(a) if command != "ec-point" else a for a in args]
     if command == "ec-public-pem":
         key = ec.EllipticCurvePublicKey.from_encoded_point(CURVES[len(data[0])], data[0])
@@ -67,6 +73,39 @@ def main(command, *args):
     else:
         raise SystemExit("unknown command " + command)
     sys.stdout.write(out.hex())
+
+
+def make_certificate(directory):
+    import datetime
+
+    from cryptography import x509
+    from cryptography.x509.name import _ASN1Type
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([
+        x509.NameAttribute(NameOID.COMMON_NAME, "Test Leaf"),
+        x509.NameAttribute(NameOID.ORGANIZATION_NAME, "  Mixed   case Org ", _ASN1Type.PrintableString),
+        x509.NameAttribute(NameOID.EMAIL_ADDRESS, "leaf@example.com"),
+    ])
+    start = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(0x0123456789ABCDEF)
+        .not_valid_before(start)
+        .not_valid_after(start + datetime.timedelta(days=30))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName("leaf.example.com"), x509.RFC822Name("alt@example.com")]), critical=False)
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        .sign(key, hashes.SHA256())
+    )
+    with open(os.path.join(directory, "cert.der"), "wb") as f:
+        f.write(certificate.public_bytes(serialization.Encoding.DER))
+    point = key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    with open(os.path.join(directory, "key.der"), "wb") as f:
+        f.write(point + key.private_numbers().private_value.to_bytes(32, "big"))
 
 
 if __name__ == "__main__":

@@ -2,20 +2,26 @@ import Foundation
 import KeychainKeys
 import KeychainModel
 
-/// `kSecReturnRef` for keys: the daemon returns a key item's bytes and attributes, and the
-/// caller gets a `SecKey` made from them (SecItem.m builds refs the same way, from `v_Data`
-/// and the attributes), alone or as `kSecValueRef` in the result dictionary.
-struct KeyReferences {
+/// `kSecReturnRef` for keys and certificates: the daemon returns the item's bytes and
+/// attributes, and the caller gets a `SecKey` or a `SecCertificate` made from them (SecItem.m
+/// builds refs the same way, from `v_Data` and the attributes), alone or as `kSecValueRef`
+/// in the result dictionary.
+struct ItemReferences {
     /// The query sent to the daemon: with data and attributes asked for when a key ref is.
     let query: [String: KeychainValue]
     private let asked: (data: Bool, attributes: Bool, persistentRef: Bool)?
+    private let isKey: Bool
 
     init(_ query: [String: KeychainValue]) {
-        guard query[QueryKey.itemClass] == .string(SecName.kSecClassKey), query[QueryKey.returnRef] == .bool(true) else {
+        guard query[QueryKey.returnRef] == .bool(true),
+            [.string(SecName.kSecClassKey), .string(SecName.kSecClassCertificate)].contains(query[QueryKey.itemClass])
+        else {
             self.query = query
             asked = nil
+            isKey = false
             return
         }
+        isKey = query[QueryKey.itemClass] == .string(SecName.kSecClassKey)
         asked = (query[QueryKey.returnData] == .bool(true), query[QueryKey.returnAttributes] == .bool(true), query[QueryKey.returnPersistentRef] == .bool(true))
         var widened = query
         widened[QueryKey.returnData] = .bool(true)
@@ -32,24 +38,26 @@ struct KeyReferences {
             for item in items { objects.append(try object(item)) }
             return NSArray(array: objects)
         case .dictionary(var item):
-            let key = try Self.key(item)
-            if !asked.data && !asked.attributes && !asked.persistentRef { return key }
+            let reference = try reference(item)
+            if !asked.data && !asked.attributes && !asked.persistentRef { return reference }
             if !asked.data { item[QueryKey.valueData] = nil }
             if !asked.attributes { item = item.filter { [QueryKey.valueData, QueryKey.valuePersistentRef].contains($0.key) } }
             let dictionary = NSMutableDictionary()
             for (name, value) in item { dictionary[name] = FoundationBridge.object(value) }
-            dictionary[QueryKey.valueRef] = key
+            dictionary[QueryKey.valueRef] = reference
             return dictionary
         default:
             return FoundationBridge.object(value)
         }
     }
 
-    /// The key a key item holds.
-    private static func key(_ item: [String: KeychainValue]) throws(KeychainError) -> SecKey {
-        guard case .data(let bytes)? = item[QueryKey.valueData],
-            let type = text(item[SecName.kSecAttrKeyType]).flatMap(AsymmetricKey.KeyType.init(attributeValue:)),
-            let keyClass = text(item[SecName.kSecAttrKeyClass]).flatMap(AsymmetricKey.KeyClass.init(attributeValue:))
+    /// The key or certificate an item holds.
+    private func reference(_ item: [String: KeychainValue]) throws(KeychainError) -> AnyObject {
+        guard case .data(let bytes)? = item[QueryKey.valueData] else { throw KeychainError.decode("the item holds no data") }
+        guard isKey else { return NSData(data: bytes) }  // a SecCertificate is its DER
+        guard
+            let type = Self.text(item[SecName.kSecAttrKeyType]).flatMap(AsymmetricKey.KeyType.init(attributeValue:)),
+            let keyClass = Self.text(item[SecName.kSecAttrKeyClass]).flatMap(AsymmetricKey.KeyClass.init(attributeValue:))
         else { throw KeychainError.decode("the key item holds no key of a known type") }
         return SecKey(try AsymmetricKey(externalRepresentation: bytes, type: type, keyClass: keyClass))
     }
