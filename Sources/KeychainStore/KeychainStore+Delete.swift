@@ -12,14 +12,27 @@ extension KeychainStore {
         try write { db in
             let now = Date()
             let keys = OperationKeys(keybag)
-            let matches: [Match]
+            var matches: [Match]
             if query.itemClass == .identity {
-                matches = try identities(criteria, in: db, limit: nil, withData: false, keys: keys).flatMap { [$0.certificate, $0.key] }
+                // The certificates go; a key goes with them only when no other certificate
+                // still names it (SecItem.m's identity delete), and once however many did.
+                let found = try identities(criteria, in: db, limit: nil, withData: false, keys: keys)
+                matches = found.map(\.certificate)
+                for match in matches { try deleteRow(match.row.rowID, of: match.item.itemClass, in: db) }
+                var seen: Set<Int64> = []
+                for key in found.map(\.key) where seen.insert(key.row.rowID).inserted {
+                    guard let label = key.item.attributes["klbl"] else { continue }
+                    let others = try search(
+                        criteria.narrowed(to: .certificate, attributes: ["pkhh": label]), in: db, limit: 1, withData: false, keys: keys)
+                    guard others.matches.isEmpty else { continue }
+                    try deleteRow(key.row.rowID, of: .key, in: db)
+                    matches.append(key)
+                }
             } else {
                 matches = try search(criteria, in: db, limit: nil, withData: false, keys: keys).requireMatches()
+                for match in matches { try deleteRow(match.row.rowID, of: match.item.itemClass, in: db) }
             }
             for match in matches {
-                try deleteRow(match.row.rowID, of: match.item.itemClass, in: db)
                 if match.item.synchronizable, !match.item.tombstone, query.useTombstones ?? true {
                     try insert(seal(tombstone(of: match.item, at: now), keys: keys), in: db)
                 }

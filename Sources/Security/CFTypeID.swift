@@ -13,6 +13,7 @@ enum CoreFoundationType: CFTypeID {
     case date = 42
     case secKey = 300
     case secAccessControl = 301
+    case secIdentity = 302
 }
 
 public typealias CFTypeID = UInt
@@ -23,6 +24,7 @@ public func CFGetTypeID(_ object: CFTypeRef?) -> CFTypeID {
         switch object {
         case is SecKey: .secKey
         case is SecAccessControl: .secAccessControl
+        case is SecIdentity: .secIdentity
         case is NSString: .string
         case is NSDictionary: .dictionary
         case is NSArray: .array

@@ -1,27 +1,38 @@
 import Foundation
+import KeychainClient
 import KeychainKeys
 import KeychainModel
 
-/// `kSecReturnRef` for keys and certificates: the daemon returns the item's bytes and
-/// attributes, and the caller gets a `SecKey` or a `SecCertificate` made from them (SecItem.m
-/// builds refs the same way, from `v_Data` and the attributes), alone or as `kSecValueRef`
-/// in the result dictionary.
+/// `kSecReturnRef` for keys, certificates and identities: the daemon returns the item's
+/// bytes and attributes, and the caller gets a `SecKey`, a `SecCertificate` or a
+/// `SecIdentity` made from them (SecItem.m builds refs the same way, from `v_Data` and the
+/// attributes), alone or as `kSecValueRef` in the result dictionary. An identity's private
+/// key is read with a second request, by the certificate's public-key hash.
 struct ItemReferences {
-    /// The query sent to the daemon: with data and attributes asked for when a key ref is.
+    private enum Kind {
+        case key, certificate, identity
+    }
+
+    /// The query sent to the daemon: with data and attributes asked for when a ref is.
     let query: [String: KeychainValue]
     private let asked: (data: Bool, attributes: Bool, persistentRef: Bool)?
-    private let isKey: Bool
+    private let kind: Kind?
 
     init(_ query: [String: KeychainValue]) {
-        guard query[QueryKey.returnRef] == .bool(true),
-            [.string(SecName.kSecClassKey), .string(SecName.kSecClassCertificate)].contains(query[QueryKey.itemClass])
-        else {
+        let kind: Kind? =
+            switch query[QueryKey.itemClass] {
+            case .string(SecName.kSecClassKey)?: .key
+            case .string(SecName.kSecClassCertificate)?: .certificate
+            case .string(SecName.kSecClassIdentity)?: .identity
+            default: nil
+            }
+        guard query[QueryKey.returnRef] == .bool(true), let kind else {
             self.query = query
             asked = nil
-            isKey = false
+            self.kind = nil
             return
         }
-        isKey = query[QueryKey.itemClass] == .string(SecName.kSecClassKey)
+        self.kind = kind
         asked = (query[QueryKey.returnData] == .bool(true), query[QueryKey.returnAttributes] == .bool(true), query[QueryKey.returnPersistentRef] == .bool(true))
         var widened = query
         widened[QueryKey.returnData] = .bool(true)
@@ -29,16 +40,16 @@ struct ItemReferences {
         self.query = widened
     }
 
-    /// The result as Apple returns it: keys as `SecKey` where a ref was asked for.
-    func object(_ value: KeychainValue) throws(KeychainError) -> AnyObject {
+    /// The result as Apple returns it: refs where they were asked for.
+    func object(_ value: KeychainValue, keychain: Keychain) throws(KeychainError) -> AnyObject {
         guard let asked else { return FoundationBridge.object(value) }
         switch value {
         case .array(let items):
             var objects: [AnyObject] = []
-            for item in items { objects.append(try object(item)) }
+            for item in items { objects.append(try object(item, keychain: keychain)) }
             return NSArray(array: objects)
         case .dictionary(var item):
-            let reference = try reference(item)
+            let reference = try reference(item, keychain: keychain)
             if !asked.data && !asked.attributes && !asked.persistentRef { return reference }
             if !asked.data { item[QueryKey.valueData] = nil }
             if !asked.attributes { item = item.filter { [QueryKey.valueData, QueryKey.valuePersistentRef].contains($0.key) } }
@@ -51,13 +62,32 @@ struct ItemReferences {
         }
     }
 
-    /// The key or certificate an item holds.
-    private func reference(_ item: [String: KeychainValue]) throws(KeychainError) -> AnyObject {
+    /// The key, certificate or identity an item holds.
+    private func reference(_ item: [String: KeychainValue], keychain: Keychain) throws(KeychainError) -> AnyObject {
         guard case .data(let bytes)? = item[QueryKey.valueData] else { throw KeychainError.decode("the item holds no data") }
-        guard isKey else { return NSData(data: bytes) }  // a SecCertificate is its DER
-        guard
-            let type = Self.text(item[SecName.kSecAttrKeyType]).flatMap(AsymmetricKey.KeyType.init(attributeValue:)),
-            let keyClass = Self.text(item[SecName.kSecAttrKeyClass]).flatMap(AsymmetricKey.KeyClass.init(attributeValue:))
+        switch kind {
+        case .key?:
+            return try Self.key(item, bytes: bytes)
+        case .identity?:
+            guard let label = item[SecName.kSecAttrApplicationLabel] else { throw KeychainError.decode("the identity has no key label") }
+            var keyQuery: [String: KeychainValue] = [
+                QueryKey.itemClass: .string(SecName.kSecClassKey), SecName.kSecAttrApplicationLabel: label,
+                SecName.kSecAttrKeyClass: .string(SecName.kSecAttrKeyClassPrivate), QueryKey.returnData: .bool(true),
+                QueryKey.returnAttributes: .bool(true),
+            ]
+            if let group = item[SecName.kSecAttrAccessGroup] { keyQuery[SecName.kSecAttrAccessGroup] = group }
+            guard case .dictionary(let keyItem)? = try keychain.copyMatching(keyQuery), case .data(let keyBytes)? = keyItem[QueryKey.valueData] else {
+                throw KeychainError.itemNotFound
+            }
+            return SecIdentity(certificate: NSData(data: bytes), privateKey: try Self.key(keyItem, bytes: keyBytes))
+        case .certificate?, nil:
+            return NSData(data: bytes)  // a SecCertificate is its DER
+        }
+    }
+
+    private static func key(_ item: [String: KeychainValue], bytes: Data) throws(KeychainError) -> SecKey {
+        guard let type = text(item[SecName.kSecAttrKeyType]).flatMap(AsymmetricKey.KeyType.init(attributeValue:)),
+            let keyClass = text(item[SecName.kSecAttrKeyClass]).flatMap(AsymmetricKey.KeyClass.init(attributeValue:))
         else { throw KeychainError.decode("the key item holds no key of a known type") }
         return SecKey(try AsymmetricKey(externalRepresentation: bytes, type: type, keyClass: keyClass))
     }

@@ -9,10 +9,13 @@ import KeychainModel
 /// Adds an item. With `kSecReturn…` keys, `result` receives the added item as
 /// `SecItemCopyMatching` would return it.
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-    perform(result) { keychain throws(KeychainError) in
+    if let identity = attributes[kSecValueRef as String] as? SecIdentity {
+        return addIdentity(identity, attributes, result)
+    }
+    return perform(result) { keychain throws(KeychainError) in
         let (query, context) = try FoundationBridge.request(attributes)
         let references = ItemReferences(query)
-        return try keychain.add(references.query, context: context).map(references.object)
+        return try keychain.add(references.query, context: context).map { value throws(KeychainError) in try references.object(value, keychain: keychain) }
     }
 }
 
@@ -22,7 +25,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     perform(result) { keychain throws(KeychainError) in
         let (query, context) = try FoundationBridge.request(query)
         let references = ItemReferences(query)
-        return try keychain.copyMatching(references.query, context: context).map(references.object)
+        return try keychain.copyMatching(references.query, context: context).map { value throws(KeychainError) in try references.object(value, keychain: keychain) }
     }
 }
 
@@ -53,4 +56,30 @@ private func perform(_ result: UnsafeMutablePointer<CFTypeRef?>?, _ call: (Keych
     } catch {
         return error.status.rawValue
     }
+}
+
+/// An identity is stored as its certificate and its private key (SecItem.m's
+/// `explode_identity`): a certificate already there is fine, and so is the key, unless both
+/// were — then the identity was, and the add is errSecDuplicateItem.
+private func addIdentity(_ identity: SecIdentity, _ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    var shared: [String: Any] = [:]
+    for case (let key as String, let value) in attributes where ![kSecClass as String, kSecValueRef as String].contains(key) {
+        shared[key] = value
+    }
+    if let itemClass = attributes[kSecClass as String] as? String, itemClass != kSecClassIdentity as String { return errSecParam }
+    let returnsSomething = [kSecReturnRef, kSecReturnData, kSecReturnAttributes, kSecReturnPersistentRef].contains { shared[$0 as String] != nil }
+    for key in [kSecReturnRef, kSecReturnData, kSecReturnAttributes, kSecReturnPersistentRef] { shared[key as String] = nil }
+    var certificate = shared
+    certificate[kSecClass as String] = kSecClassCertificate
+    certificate[kSecValueRef as String] = identity.certificate
+    let certificateStatus = SecItemAdd(NSDictionary(dictionary: certificate), nil)
+    guard certificateStatus == errSecSuccess || certificateStatus == errSecDuplicateItem else { return certificateStatus }
+    var key = shared
+    key[kSecClass as String] = kSecClassKey
+    key[kSecValueRef as String] = identity.privateKey
+    let keyStatus = SecItemAdd(NSDictionary(dictionary: key), nil)
+    if keyStatus == errSecDuplicateItem, certificateStatus == errSecDuplicateItem { return errSecDuplicateItem }
+    guard keyStatus == errSecSuccess || keyStatus == errSecDuplicateItem else { return keyStatus }
+    if returnsSomething { result?.pointee = identity }
+    return errSecSuccess
 }

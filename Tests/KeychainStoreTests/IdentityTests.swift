@@ -44,4 +44,17 @@ import Testing
         #expect(osStatus { try store.copyMatching(["class": .string("keys")], caller: caller) } == OSStatusCode.itemNotFound)
         #expect(osStatus { try store.delete(["class": .string("idnt")], caller: caller) } == OSStatusCode.itemNotFound)
     }
+
+    @Test func deletingAnIdentityKeepsAKeyAnotherCertificateStillNames() throws {
+        let hash = Data(repeating: 2, count: 20)
+        try addCertificate(serial: 10, publicKeyHash: hash, label: "old")
+        try addCertificate(serial: 11, publicKeyHash: hash, label: "renewed")
+        try addKey(label: hash, keyClass: "1")
+        try store.delete(["class": .string("idnt"), "labl": .string("old")], caller: caller)
+        #expect(osStatus { try store.copyMatching(["class": .string("cert"), "labl": .string("old")], caller: caller) } == OSStatusCode.itemNotFound)
+        #expect(osStatus { try store.copyMatching(["class": .string("keys")], caller: caller) } == OSStatusCode.success, "the renewed certificate still uses it")
+        #expect(osStatus { try store.copyMatching(["class": .string("idnt"), "labl": .string("renewed")], caller: caller) } == OSStatusCode.success)
+        try store.delete(["class": .string("idnt"), "labl": .string("renewed")], caller: caller)
+        #expect(osStatus { try store.copyMatching(["class": .string("keys")], caller: caller) } == OSStatusCode.itemNotFound, "the last one takes the key")
+    }
 }
