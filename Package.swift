@@ -113,9 +113,11 @@ let package = Package(
         .target(
             name: "KeychainServer",
             dependencies: [
-                "CSystemShims", "CodeSigning", "KeychainModel", "KeychainCrypto", "KeychainStore", "KeychainSystem",
-                "KeychainProtocol", "Enclave", "EnclaveProtocol",
+                "CSystemShims", "CodeSigning", "KeychainCertificates", "KeychainModel", "KeychainCrypto", "KeychainStore",
+                "KeychainSystem", "KeychainProtocol", "Enclave", "EnclaveProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: testHooks
         ),
@@ -140,7 +142,7 @@ let package = Package(
             // glue under `#if canImport(Security)`, and building it first keeps that glue out of
             // a clean build (see SecCertificate.swift for an incremental one).
             dependencies: [
-                "KeychainCertificates", "KeychainClient", "KeychainKeys", "KeychainModel",
+                "KeychainCertificates", "KeychainClient", "KeychainKeys", "KeychainModel", "KeychainProtocol",
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
             ]

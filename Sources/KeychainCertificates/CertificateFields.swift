@@ -143,3 +143,39 @@ public struct CertificateFields: Sendable {
         return (emails, dns)
     }
 }
+
+extension CertificateFields {
+    /// The public key's size: an RSA modulus's bits, or a named curve's (P-256, P-384,
+    /// P-521); nil for other keys. Read from the DER, so keys of any size have one.
+    public var publicKeySizeInBits: Int? {
+        switch publicKeyAlgorithm {
+        case [1, 2, 840, 113_549, 1, 1, 1]:
+            guard let key = try? DER.parse(subjectPublicKey), case .constructed(let parts) = key.content,
+                let modulus = parts.first(where: { _ in true }), case .primitive(let bytes) = modulus.content,
+                let first = bytes.firstIndex(where: { $0 != 0 })
+            else { return nil }
+            return (bytes.endIndex - first - 1) * 8 + (8 - bytes[first].leadingZeroBitCount)
+        case [1, 2, 840, 10045, 2, 1]:
+            switch subjectPublicKey.count {
+            case 65: return 256
+            case 97: return 384
+            case 133: return 521
+            default: return nil
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// Whether it is RSA (`true`), elliptic-curve (`false`) or other (nil).
+    public var isRSA: Bool? {
+        switch publicKeyAlgorithm {
+        case [1, 2, 840, 113_549, 1, 1, 1]: true
+        case [1, 2, 840, 10045, 2, 1]: false
+        default: nil
+        }
+    }
+
+    /// Whether its issuer is its subject (a root, or a certificate posing as one).
+    public var isSelfIssued: Bool { issuer.normalizedContent == subject.normalizedContent }
+}

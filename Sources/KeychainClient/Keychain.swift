@@ -1,6 +1,6 @@
 import Dispatch
 public import KeychainModel
-import KeychainProtocol
+public import KeychainProtocol
 
 /// A keychain as this process sees it: Trousseau's Swift API over securityd.
 ///
@@ -61,6 +61,11 @@ public struct Keychain: Sendable {
     /// `SecItemDelete`: deletes every matching item.
     public func delete(_ query: [String: KeychainValue]) throws(KeychainError) {
         try connection.call(Service.Delete(query), context: nil)
+    }
+
+    /// Evaluates a certificate chain in securityd (`SecTrustEvaluateWithError`).
+    public func evaluateTrust(_ request: Service.EvaluateTrust) throws(KeychainError) -> Service.TrustEvaluation {
+        try connection.call(request, context: nil)
     }
 
     // MARK: - Authentication (what LAContext asks of the keychain)

@@ -14,6 +14,8 @@ enum CoreFoundationType: CFTypeID {
     case secKey = 300
     case secAccessControl = 301
     case secIdentity = 302
+    case secPolicy = 303
+    case secTrust = 304
 }
 
 public typealias CFTypeID = UInt
@@ -25,6 +27,8 @@ public func CFGetTypeID(_ object: CFTypeRef?) -> CFTypeID {
         case is SecKey: .secKey
         case is SecAccessControl: .secAccessControl
         case is SecIdentity: .secIdentity
+        case is SecPolicy: .secPolicy
+        case is SecTrust: .secTrust
         case is NSString: .string
         case is NSDictionary: .dictionary
         case is NSArray: .array

@@ -12,6 +12,10 @@ Usage: apple_seckey_reference.py COMMAND HEX-ARGUMENTS...; prints hex.
   make-certificate DIRECTORY               a P-256 key (key.der: X9.63 04||X||Y||K) and a
                                            self-signed certificate (cert.der) with a
                                            PrintableString organization in mixed case
+  make-chain DIRECTORY                     root.der → intermediate.der → leaf.der (server, for
+                                           leaf.example.com and 127.0.0.1), and leaves that
+                                           fail one check each: expired.der, weak.der (RSA
+                                           1024), client.der (clientAuth only), and other-root.der
 """
 import os
 import sys
@@ -33,6 +37,9 @@ def ecies_key(shared, ephemeral_point, field_bits):
 def main(command, *args):
     if command == "make-certificate":
         make_certificate(args[0])
+        return
+    if command == "make-chain":
+        make_chain(args[0])
         return
     data = [bytes.fromhex(a) if command != "ec-point" else a for a in args]
     if command == "ec-public-pem":
@@ -106,6 +113,53 @@ def make_certificate(directory):
     point = key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
     with open(os.path.join(directory, "key.der"), "wb") as f:
         f.write(point + key.private_numbers().private_value.to_bytes(32, "big"))
+
+
+def make_chain(directory):
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+
+    def name(common):
+        return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common)])
+
+    def issue(subject, key, issuer, issuer_key, ca, start, days, usages=None, names=None):
+        builder = (
+            x509.CertificateBuilder().subject_name(name(subject)).issuer_name(name(issuer)).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(start).not_valid_after(start + datetime.timedelta(days=days))
+            .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+        )
+        if usages:
+            builder = builder.add_extension(x509.ExtendedKeyUsage(usages), critical=False)
+        if names:
+            builder = builder.add_extension(x509.SubjectAlternativeName(names), critical=False)
+        return builder.sign(issuer_key, hashes.SHA256())
+
+    def save(certificate, file):
+        with open(os.path.join(directory, file), "wb") as f:
+            f.write(certificate.public_bytes(serialization.Encoding.DER))
+
+    root_key = ec.generate_private_key(ec.SECP256R1())
+    intermediate_key = ec.generate_private_key(ec.SECP256R1())
+    leaf_key = ec.generate_private_key(ec.SECP256R1())
+    start = now - datetime.timedelta(days=1)
+    authorities = now - datetime.timedelta(days=60)
+    server = [ExtendedKeyUsageOID.SERVER_AUTH]
+    names = [x509.DNSName("leaf.example.com"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+    save(issue("Test Root", root_key, "Test Root", root_key, True, authorities, 3650), "root.der")
+    save(issue("Test Intermediate", intermediate_key, "Test Root", root_key, True, authorities, 1000), "intermediate.der")
+    save(issue("leaf.example.com", leaf_key, "Test Intermediate", intermediate_key, False, start, 90, server, names), "leaf.der")
+    save(issue("expired.example.com", leaf_key, "Test Intermediate", intermediate_key, False, now - datetime.timedelta(days=30), 10, server, names), "expired.der")
+    weak_key = rsa.generate_private_key(65537, 1024)
+    save(issue("weak.example.com", weak_key, "Test Intermediate", intermediate_key, False, start, 90, server, names), "weak.der")
+    save(issue("client.example.com", leaf_key, "Test Intermediate", intermediate_key, False, start, 90, [ExtendedKeyUsageOID.CLIENT_AUTH], names), "client.der")
+    other_key = ec.generate_private_key(ec.SECP256R1())
+    save(issue("Test Root", other_key, "Test Root", other_key, True, start, 3650), "other-root.der")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,166 @@
+import Dispatch
+import FoundationEssentials
+import KeychainCertificates
+import KeychainModel
+import KeychainProtocol
+import SwiftASN1
+// The opt-in swift-certificates documents for checking dates apart.
+@_spi(DisableValidityCheck) import X509
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Evaluates a certificate chain as Apple's trustd does, and reports the failure Apple
+/// would: every check runs, and the one of highest priority decides the status
+/// (SecTrustInternal.h: key size, then trust, then usage, then name, then validity dates).
+///
+/// swift-certificates' `Verifier` builds the chain to an anchor and checks signatures and
+/// RFC 5280's constraints; the checks it does not have (key size, extended key usage) are
+/// here. Not checked: revocation (OCSP, CRL), certificate transparency, Apple's
+/// validity-period maximums; missing intermediates are never fetched from the network.
+enum TrustEvaluator {
+    /// A failed check, in Apple's order of priority (lower first).
+    private enum Failure: Int, Comparable {
+        case keySize, notTrusted, missingIntermediate, usage, name, expired, notYetValid
+
+        var status: OSStatusCode {
+            switch self {
+            case .keySize: OSStatusCode(rawValue: -67735)  // errSecUnsupportedKeySize
+            case .notTrusted: OSStatusCode(rawValue: -67843)  // errSecNotTrusted
+            case .missingIntermediate: .createChainFailed
+            case .usage: OSStatusCode(rawValue: -67609)  // errSecInvalidExtendedKeyUsage
+            case .name: OSStatusCode(rawValue: -67602)  // errSecHostNameMismatch
+            case .expired: OSStatusCode(rawValue: -67818)  // errSecCertificateExpired
+            case .notYetValid: OSStatusCode(rawValue: -67819)  // errSecCertificateNotValidYet
+            }
+        }
+
+        func message(_ summary: String) -> String {
+            switch self {
+            case .keySize: "“\(summary)” certificate is using a broken key size"
+            case .notTrusted, .missingIntermediate: "“\(summary)” certificate is not trusted"
+            case .usage: "“\(summary)” certificate is not permitted for this usage"
+            case .name: "“\(summary)” certificate name does not match input"
+            case .expired, .notYetValid: "“\(summary)” certificate is expired"
+            }
+        }
+
+        static func < (lhs: Failure, rhs: Failure) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    static let trusted: UInt8 = 4  // kSecTrustResultUnspecified
+    static let recoverable: UInt8 = 5  // kSecTrustResultRecoverableTrustFailure
+    static let otherError: UInt8 = 7  // kSecTrustResultOtherError
+
+    static func evaluate(_ request: Service.EvaluateTrust) -> Service.TrustEvaluation {
+        guard let leaf = try? CertificateFields(der: Array(request.certificates[0])) else {
+            return Service.TrustEvaluation(result: otherError, status: .decode, message: "the certificate cannot be parsed", chain: [])
+        }
+        let others = request.certificates.dropFirst().compactMap { try? CertificateFields(der: Array($0)) }
+        let anchors = request.anchors.compactMap { try? CertificateFields(der: Array($0)) }
+        let anchorDER = Set(anchors.map(\.der))
+
+        // The chain Apple's path builder would settle on when no anchor is reached: by name,
+        // from the leaf, through the given certificates and anchors, without loops.
+        var named = [leaf]
+        while let tip = named.last, !tip.isSelfIssued, named.count < 16,
+            let issuer = (others + anchors).first(where: { candidate in
+                candidate.subject.normalizedContent == tip.issuer.normalizedContent && !named.contains { $0.der == candidate.der }
+            })
+        {
+            named.append(issuer)
+        }
+
+        let trustedChain = verify(request, policy: nil)
+        var failures: [(Failure, Int)] = []
+        let chain = trustedChain ?? named
+        let servers = request.policies.compactMap { policy -> (server: Bool, hostname: String?)? in
+            if case .ssl(let server, let hostname) = policy { return (server, hostname) }
+            return nil
+        }
+        for (index, certificate) in chain.enumerated() where !anchorDER.contains(certificate.der) || index == 0 {
+            if let failure = keySize(certificate, serverPolicy: servers.contains { $0.server }) { failures.append((failure, index)) }
+        }
+        if trustedChain == nil {
+            failures.append((named.last?.isSelfIssued == true ? .notTrusted : .missingIntermediate, named.count - 1))
+        }
+        for ssl in servers {
+            if !permits(leaf, server: ssl.server) { failures.append((.usage, 0)) }
+            if let hostname = ssl.hostname, trustedChain != nil, verify(request, policy: hostname) == nil { failures.append((.name, 0)) }
+        }
+        for (index, certificate) in chain.enumerated() {
+            if certificate.notValidAfter < request.verifyDate { failures.append((.expired, index)) }
+            if certificate.notValidBefore > request.verifyDate { failures.append((.notYetValid, index)) }
+        }
+        let encoded = chain.map { Data($0.der) }
+        guard let (failure, index) = failures.min(by: { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }) else {
+            return Service.TrustEvaluation(result: trusted, status: .success, message: "", chain: encoded)
+        }
+        let summary = chain[index].subjectSummary ?? ""
+        return Service.TrustEvaluation(result: recoverable, status: failure.status, message: failure.message(summary), chain: encoded)
+    }
+
+    /// Apple's key sizes: RSA from 2048 bits and EC from 256 for an SSL server's chain,
+    /// RSA from 1024 otherwise.
+    private static func keySize(_ certificate: CertificateFields, serverPolicy: Bool) -> Failure? {
+        guard let isRSA = certificate.isRSA, let bits = certificate.publicKeySizeInBits else { return nil }
+        let minimum = isRSA ? (serverPolicy ? 2048 : 1024) : (serverPolicy ? 256 : 0)
+        return bits < minimum ? .keySize : nil
+    }
+
+    /// Apple's extended key usage rule for SSL: none, anyExtendedKeyUsage, or serverAuth
+    /// (Microsoft and Netscape SGC too) for a server; clientAuth for a client.
+    private static func permits(_ leaf: CertificateFields, server: Bool) -> Bool {
+        guard let certificate = try? Certificate(derEncoded: leaf.der) else { return true }
+        guard let usages = try? certificate.extensions.extendedKeyUsage else { return true }
+        let accepted: [ExtendedKeyUsage.Usage] =
+            server
+            ? [.serverAuth, .any, ExtendedKeyUsage.Usage(oid: [1, 3, 6, 1, 4, 1, 311, 10, 3, 3]), ExtendedKeyUsage.Usage(oid: [2, 16, 840, 1, 113_730, 4, 1])]
+            : [.clientAuth, .any]
+        return usages.contains { accepted.contains($0) }
+    }
+
+    /// Whether `host` is an IPv4 or IPv6 address, which SSL matches against IP names.
+    private static func isAddress(_ host: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+    }
+
+    /// The chain swift-certificates' verifier builds from the leaf to an anchor, with
+    /// RFC 5280's rules but not its dates (a chain rejected for them would read as
+    /// untrusted; they are checked apart, at the date asked for), and the server's name when
+    /// `hostname` is given; nil when there is none.
+    private static func verify(_ request: Service.EvaluateTrust, policy hostname: String?) -> [CertificateFields]? {
+        guard let leaf = try? Certificate(derEncoded: Array(request.certificates[0])) else { return nil }
+        let intermediates = CertificateStore(request.certificates.dropFirst().compactMap { try? Certificate(derEncoded: Array($0)) })
+        var roots = request.trustsSystemRoots ? CertificateStore.systemTrustRoots : CertificateStore()
+        roots.append(contentsOf: request.anchors.compactMap { try? Certificate(derEncoded: Array($0)) })
+        let isAddress = hostname.map(Self.isAddress) ?? false
+        let outcome = BlockingMutex<[Certificate]?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let anchors = roots
+        Task.detached {
+            let result: CertificateValidationResult
+            if let hostname {
+                var verifier = Verifier(rootCertificates: anchors) {
+                    RFC5280Policy.withValidityCheckDisabled()
+                    ServerIdentityPolicy(serverHostname: isAddress ? nil : hostname, serverIP: isAddress ? hostname : nil)
+                }
+                result = await verifier.validate(leaf: leaf, intermediates: intermediates)
+            } else {
+                var verifier = Verifier(rootCertificates: anchors) { RFC5280Policy.withValidityCheckDisabled() }
+                result = await verifier.validate(leaf: leaf, intermediates: intermediates)
+            }
+            if case .validCertificate(let chain) = result { outcome.withLock { $0 = Array(chain) } }
+            done.signal()
+        }
+        done.wait()
+        return outcome.withLock { $0 }?.compactMap { certificate in
+            var serializer = DER.Serializer()
+            guard (try? serializer.serialize(certificate)) != nil else { return nil }
+            return try? CertificateFields(der: serializer.serializedBytes)
+        }
+    }
+}
