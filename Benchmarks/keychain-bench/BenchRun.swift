@@ -1,6 +1,7 @@
 import Foundation
 import KeychainClient
 import KeychainModel
+import Security
 
 /// One run of the benchmark: floors first, then each keychain size in turn (filled by
 /// adding the difference), every operation at every client count, memory, and the
@@ -20,6 +21,8 @@ struct BenchRun {
             if position == 0, plan.wholeProcesses { try measureWholeProcesses(items: size) }
         }
         report.keys = try KeyOperations.measure(count: plan.keySamples)
+        TrousseauKeychain.use(home: keychain.paths.home)  // the Security API's requests go to the bench's daemon
+        report.keys.append(try TrustOperation.measure(count: max(plan.keySamples / 4, 1)))
         output.line("")
         output.line(Table.keys(report.keys))
         report.targets = Targets.evaluate(report)
