@@ -54,12 +54,19 @@ enum TrustEvaluator {
     static let otherError: UInt8 = 7  // kSecTrustResultOtherError
 
     static func evaluate(_ request: Service.EvaluateTrust) -> Service.TrustEvaluation {
-        guard let leaf = try? CertificateFields(der: Array(request.certificates[0])) else {
+        // Each certificate parsed once, both ways.
+        let given = request.certificates.map(Parsed.init)
+        let anchorsGiven = request.anchors.map(Parsed.init)
+        guard let leaf = given[0].fields else {
             return Service.TrustEvaluation(result: otherError, status: .decode, message: "the certificate cannot be parsed", chain: [])
         }
-        let others = request.certificates.dropFirst().compactMap { try? CertificateFields(der: Array($0)) }
-        let anchors = request.anchors.compactMap { try? CertificateFields(der: Array($0)) }
+        let others = given.dropFirst().compactMap(\.fields)
+        let anchors = anchorsGiven.compactMap(\.fields)
         let anchorDER = Set(anchors.map(\.der))
+        var known: [Certificate: CertificateFields] = [:]
+        for parsed in given + anchorsGiven {
+            if let certificate = parsed.certificate, let fields = parsed.fields { known[certificate] = fields }
+        }
 
         // The chain Apple's path builder would settle on when no anchor is reached: by name,
         // from the leaf, through the given certificates and anchors, without loops.
@@ -72,22 +79,28 @@ enum TrustEvaluator {
             named.append(issuer)
         }
 
-        let trustedChain = verify(request, policy: nil)
-        var failures: [(Failure, Int)] = []
-        let chain = trustedChain ?? named
         let servers = request.policies.compactMap { policy -> (server: Bool, hostname: String?)? in
             if case .ssl(let server, let hostname) = policy { return (server, hostname) }
             return nil
         }
+        // One verification with every name to match; only when it fails, another without
+        // them, to tell a name that does not match from a chain that is not trusted.
+        let hostnames = servers.compactMap(\.hostname)
+        var failures: [(Failure, Int)] = []
+        var trustedChain = verify(given, anchors: anchorsGiven, systemRoots: request.trustsSystemRoots, hostnames: hostnames, known: known)
+        if trustedChain == nil, !hostnames.isEmpty {
+            trustedChain = verify(given, anchors: anchorsGiven, systemRoots: request.trustsSystemRoots, hostnames: [], known: known)
+            if trustedChain != nil { failures.append((.name, 0)) }
+        }
+        let chain = trustedChain ?? named
         for (index, certificate) in chain.enumerated() where !anchorDER.contains(certificate.der) || index == 0 {
             if let failure = keySize(certificate, serverPolicy: servers.contains { $0.server }) { failures.append((failure, index)) }
         }
         if trustedChain == nil {
             failures.append((named.last?.isSelfIssued == true ? .notTrusted : .missingIntermediate, named.count - 1))
         }
-        for ssl in servers {
-            if !permits(leaf, server: ssl.server) { failures.append((.usage, 0)) }
-            if let hostname = ssl.hostname, trustedChain != nil, verify(request, policy: hostname) == nil { failures.append((.name, 0)) }
+        for ssl in servers where !permits(given[0].certificate, server: ssl.server) {
+            failures.append((.usage, 0))
         }
         for (index, certificate) in chain.enumerated() {
             if certificate.notValidAfter < request.verifyDate { failures.append((.expired, index)) }
@@ -101,6 +114,19 @@ enum TrustEvaluator {
         return Service.TrustEvaluation(result: recoverable, status: failure.status, message: failure.message(summary), chain: encoded)
     }
 
+    /// A certificate as both parsers read it (either may refuse it: swift-certificates
+    /// refuses RSA keys under 2048 bits and unknown key algorithms).
+    private struct Parsed {
+        let fields: CertificateFields?
+        let certificate: Certificate?
+
+        init(_ der: Data) {
+            let bytes = Array(der)
+            fields = try? CertificateFields(der: bytes)
+            certificate = try? Certificate(derEncoded: bytes)
+        }
+    }
+
     /// Apple's key sizes: RSA from 2048 bits and EC from 256 for an SSL server's chain,
     /// RSA from 1024 otherwise.
     private static func keySize(_ certificate: CertificateFields, serverPolicy: Bool) -> Failure? {
@@ -111,8 +137,8 @@ enum TrustEvaluator {
 
     /// Apple's extended key usage rule for SSL: none, anyExtendedKeyUsage, or serverAuth
     /// (Microsoft and Netscape SGC too) for a server; clientAuth for a client.
-    private static func permits(_ leaf: CertificateFields, server: Bool) -> Bool {
-        guard let certificate = try? Certificate(derEncoded: leaf.der) else { return true }
+    private static func permits(_ certificate: Certificate?, server: Bool) -> Bool {
+        guard let certificate else { return true }
         guard let usages = try? certificate.extensions.extendedKeyUsage else { return true }
         let accepted: [ExtendedKeyUsage.Usage] =
             server
@@ -121,46 +147,62 @@ enum TrustEvaluator {
         return usages.contains { accepted.contains($0) }
     }
 
-    /// Whether `host` is an IPv4 or IPv6 address, which SSL matches against IP names.
-    private static func isAddress(_ host: String) -> Bool {
-        var v4 = in_addr()
-        var v6 = in6_addr()
-        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
-    }
-
     /// The chain swift-certificates' verifier builds from the leaf to an anchor, with
     /// RFC 5280's rules but not its dates (a chain rejected for them would read as
-    /// untrusted; they are checked apart, at the date asked for), and the server's name when
-    /// `hostname` is given; nil when there is none.
-    private static func verify(_ request: Service.EvaluateTrust, policy hostname: String?) -> [CertificateFields]? {
-        guard let leaf = try? Certificate(derEncoded: Array(request.certificates[0])) else { return nil }
-        let intermediates = CertificateStore(request.certificates.dropFirst().compactMap { try? Certificate(derEncoded: Array($0)) })
-        var roots = request.trustsSystemRoots ? CertificateStore.systemTrustRoots : CertificateStore()
-        roots.append(contentsOf: request.anchors.compactMap { try? Certificate(derEncoded: Array($0)) })
-        let isAddress = hostname.map(Self.isAddress) ?? false
+    /// untrusted; they are checked apart, at the date asked for), matching `hostnames`;
+    /// nil when there is none.
+    private static func verify(
+        _ given: [Parsed], anchors: [Parsed], systemRoots: Bool, hostnames: [String], known: [Certificate: CertificateFields]
+    ) -> [CertificateFields]? {
+        guard let leaf = given[0].certificate else { return nil }
+        let intermediates = CertificateStore(given.dropFirst().compactMap(\.certificate))
+        var roots = systemRoots ? CertificateStore.systemTrustRoots : CertificateStore()
+        roots.append(contentsOf: anchors.compactMap(\.certificate))
         let outcome = BlockingMutex<[Certificate]?>(nil)
         let done = DispatchSemaphore(value: 0)
-        let anchors = roots
+        let anchorStore = roots
         Task.detached {
-            let result: CertificateValidationResult
-            if let hostname {
-                var verifier = Verifier(rootCertificates: anchors) {
-                    RFC5280Policy.withValidityCheckDisabled()
-                    ServerIdentityPolicy(serverHostname: isAddress ? nil : hostname, serverIP: isAddress ? hostname : nil)
-                }
-                result = await verifier.validate(leaf: leaf, intermediates: intermediates)
-            } else {
-                var verifier = Verifier(rootCertificates: anchors) { RFC5280Policy.withValidityCheckDisabled() }
-                result = await verifier.validate(leaf: leaf, intermediates: intermediates)
+            var verifier = Verifier(rootCertificates: anchorStore) {
+                RFC5280Policy.withValidityCheckDisabled()
+                HostnamesPolicy(hostnames: hostnames)
             }
-            if case .validCertificate(let chain) = result { outcome.withLock { $0 = Array(chain) } }
+            if case .validCertificate(let chain) = await verifier.validate(leaf: leaf, intermediates: intermediates) {
+                outcome.withLock { $0 = Array(chain) }
+            }
             done.signal()
         }
         done.wait()
         return outcome.withLock { $0 }?.compactMap { certificate in
-            var serializer = DER.Serializer()
+            if let fields = known[certificate] { return fields }
+            var serializer = DER.Serializer()  // a system root
             guard (try? serializer.serialize(certificate)) != nil else { return nil }
             return try? CertificateFields(der: serializer.serializedBytes)
         }
+    }
+}
+
+/// Every name of the SSL policies (each a DNS name or an IP address) matches the leaf, by
+/// swift-certificates' `ServerIdentityPolicy`.
+private struct HostnamesPolicy: VerifierPolicy {
+    var policies: [ServerIdentityPolicy]
+
+    init(hostnames: [String]) {
+        policies = hostnames.map { name in
+            var v4 = in_addr()
+            var v6 = in6_addr()
+            let isAddress = inet_pton(AF_INET, name, &v4) == 1 || inet_pton(AF_INET6, name, &v6) == 1
+            return ServerIdentityPolicy(serverHostname: isAddress ? nil : name, serverIP: isAddress ? name : nil)
+        }
+    }
+
+    var verifyingCriticalExtensions: [ASN1ObjectIdentifier] { policies.isEmpty ? [] : [.X509ExtensionID.subjectAlternativeName] }
+
+    mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
+        for index in policies.indices {
+            if case .failsToMeetPolicy(let reason) = policies[index].chainMeetsPolicyRequirements(chain: chain) {
+                return .failsToMeetPolicy(reason: reason)
+            }
+        }
+        return .meetsPolicy
     }
 }
