@@ -79,6 +79,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 ServiceWire.encode(Service.Delete(internet), presence: SecretBytes("1234".utf8)),
                 ServiceWire.encode(Service.Lock()), ServiceWire.encode(Service.Unlock(passcode: SecretBytes("1234".utf8))),
                 EnclaveWire.encode(EnclaveCall.Status()), EnclaveWire.encode(EnclaveCall.MetadataKey(.whenUnlocked)),
+                ServiceWire.encode(
+                    Service.EvaluateTrust(
+                        certificates: [certificateSeed], policies: [.ssl(server: true, hostname: "leaf.example.com")], anchors: [certificateSeed],
+                        trustsSystemRoots: false, verifyDate: Date(timeIntervalSinceReferenceDate: 800_000_000))),
             ].map { Data($0.bytes) }
         case .query:
             return [item, internet, search].map { query in
