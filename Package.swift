@@ -150,11 +150,12 @@ let package = Package(
         .executableTarget(
             name: "security",
             dependencies: [
-                "CodeSigning", "KeychainSystem",
+                "CodeSigning", "KeychainCertificates", "KeychainSystem",
                 "KeychainModel",
                 "KeychainClient",
                 "KeychainProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
             ]
         ),

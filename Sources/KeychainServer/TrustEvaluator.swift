@@ -102,6 +102,7 @@ enum TrustEvaluator {
         for ssl in servers where !permits(given[0].certificate, server: ssl.server) {
             failures.append((.usage, 0))
         }
+        if request.policies.contains(.codeSigning), !signsCode(given[0].certificate) { failures.append((.usage, 0)) }
         for (index, certificate) in chain.enumerated() {
             if certificate.notValidAfter < request.verifyDate { failures.append((.expired, index)) }
             if certificate.notValidBefore > request.verifyDate { failures.append((.notYetValid, index)) }
@@ -145,6 +146,12 @@ enum TrustEvaluator {
             ? [.serverAuth, .any, ExtendedKeyUsage.Usage(oid: [1, 3, 6, 1, 4, 1, 311, 10, 3, 3]), ExtendedKeyUsage.Usage(oid: [2, 16, 840, 1, 113_730, 4, 1])]
             : [.clientAuth, .any]
         return usages.contains { accepted.contains($0) }
+    }
+
+    /// Apple's code-signing policy: the code-signing extended key usage.
+    private static func signsCode(_ certificate: Certificate?) -> Bool {
+        guard let usages = try? certificate?.extensions.extendedKeyUsage else { return false }
+        return usages.contains(.codeSigning)
     }
 
     /// The chain swift-certificates' verifier builds from the leaf to an anchor, with

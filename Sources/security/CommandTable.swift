@@ -162,6 +162,13 @@ enum CommandTable {
             help: "Add an internet password item.", run: { PasswordItemCommands.add(.internet, $0, $1) },
             echo: { PasswordItemCommands.hidingPasswords(.internet, $0) }),
         ToolCommand(
+            name: "add-certificates",
+            usage: """
+                [-h] [-k keychain] file...
+                If no keychain is specified, the certificates are added to the default keychain.
+                """,
+            help: "Add certificates to a keychain.", run: CertificateCommands.addCertificates),
+        ToolCommand(
             name: "find-generic-password",
             usage: """
                 [-a account] [-s service] [options...] [-g] [keychain...]
@@ -197,6 +204,58 @@ enum CommandTable {
                 \(accessGroupUsage)If no keychains are specified to search, the default search list is used.
                 """,
             help: "Delete an internet password item.", run: { PasswordItemCommands.delete(.internet, $0, $1) }),
+        ToolCommand(
+            name: "find-certificate",
+            usage: """
+                [-h] [-a] [-c name] [-e emailAddress] [-m] [-p] [-Z] [keychain...]
+                    -a  Find all matching certificates, not just the first one
+                    -c  Match on "name" when searching (optional)
+                    -e  Match on "emailAddress" when searching (optional)
+                    -m  Show the email addresses in the certificate
+                    -p  Output certificate in pem format
+                    -Z  Print SHA-256 (and SHA-1) hash of the certificate
+                If no keychains are specified to search, the default search list is used.
+                """,
+            help: "Find a certificate item.", run: CertificateCommands.findCertificate),
+        ToolCommand(
+            name: "find-identity",
+            usage: """
+                [-h] [-p policy] [-s string] [-v] [keychain...]
+                    -p  Specify policy to evaluate (multiple -p options are allowed)
+                        Supported policies: basic, ssl-client, ssl-server, smime, eap,
+                        ipsec, ichat, codesigning, sys-default, sys-kerberos-kdc, macappstore, appleID
+                    -s  Specify optional policy-specific string (e.g. DNS hostname for SSL,
+                        or RFC822 email address for S/MIME)
+                    -v  Show valid identities only (default is to show all identities)
+                If no keychains are specified to search, the default search list is used.
+                """,
+            help: "Find an identity (certificate + private key).", run: CertificateCommands.findIdentity),
+        ToolCommand(
+            name: "delete-certificate",
+            usage: """
+                [-h] [-c name] [-Z hash] [-t] [keychain...]
+                    -c  Specify certificate to delete by its common name
+                    -Z  Specify certificate to delete by its SHA-256 (or SHA-1) hash value
+                    -t  Also delete user trust settings for this certificate
+                The certificate to be deleted must be uniquely specified either by a
+                string found in its common name, or by its SHA-256 (or SHA-1) hash.
+                If no keychains are specified to search, the default search list is used.
+                """,
+            help: "Delete a certificate from a keychain.", run: CertificateCommands.deleteCertificate),
+        ToolCommand(
+            name: "verify-cert",
+            usage: """
+                [options...] [url]
+                    -c certFile         Certificate to verify. Can be specified multiple times, leaf first.
+                    -r rootCertFile     Root Certificate. Can be specified multiple times.
+                    -p policy           Verify Policy (basic, ssl, smime, codeSign, IPSec, swUpdate, pkgSign,
+                                        eap, appleID, macappstore, timestamping); default is basic.
+                    -n name             Name to be verified. (ssl, IPSec, smime)
+                    -L                  Local certificates only (do not try to fetch missing CA certs from net).
+                    -q                  Quiet.
+                Trousseau checks the basic, ssl and codeSign policies; it never fetches certificates.
+                """,
+            help: "Verify certificate(s).", run: CertificateCommands.verifyCert),
         ToolCommand(
             name: "create-developer-identity", usage: CodeSigningCommands.createDeveloperIdentityUsage,
             help: "Create a developer identity (signing key and certificate) for a team.",

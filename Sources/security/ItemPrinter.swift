@@ -1,4 +1,5 @@
 import FoundationEssentials
+import KeychainCertificates
 import KeychainModel
 
 #if canImport(Glibc)
@@ -68,6 +69,26 @@ enum ItemPrinter {
         Line("ptcl", .uint32, zeroWhenAbsent: true), Line("scrp", .sint32), Line("sdmn", .blob),
         Line("srvr", .blob), Line("type", .uint32),
     ]
+
+    /// A certificate's block, as `find-certificate` prints it: class 0x80001000 and the
+    /// attributes of macOS's certificate records. (Not compared with a macOS run: the
+    /// attribute names and formats are from its CSSM schema; the subject and issuer are the
+    /// DER names.)
+    static func certificateBlock(_ item: [String: KeychainValue], _ certificate: CertificateFields, keychainPath: String) -> String {
+        var fields = item
+        fields["alis"] = certificate.emailAddresses.first.map { .string($0) }
+        fields["hpky"] = item["pkhh"]
+        fields["issu"] = .data(Data(certificate.issuer.encoded))
+        fields["subj"] = .data(Data(certificate.subject.encoded))
+        fields["snbr"] = item["slnr"]
+        let lines = [
+            Line("alis", .blob), Line("cenc", .uint32), Line("ctyp", .uint32), Line("hpky", .blob), Line("issu", .blob),
+            Line("labl", .blob), Line("skid", .blob), Line("snbr", .blob), Line("subj", .blob),
+        ]
+        var out = "keychain: \(buffer(Array(keychainPath.utf8)))\nversion: 512\nclass: 0x80001000 \nattributes:\n"
+        for line in lines { out += "    \(line.tag)<\(line.format.rawValue)>=\(value(fields[line.attribute ?? ""], line))\n" }
+        return out
+    }
 
     /// The block of one item; with `data`, followed by `data:` and the item's secret, as
     /// `dump-keychain -d` prints it.

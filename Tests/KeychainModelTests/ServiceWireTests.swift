@@ -23,7 +23,7 @@ import Testing
         Service.CreateEscrow(), Service.UnlockWithEscrow(id: Data(repeating: 3, count: 16), secret: SecretBytes([1, 2, 3])),
         Service.RevokeEscrow(id: Data(repeating: 3, count: 16)),
         Service.EvaluateTrust(
-            certificates: [Data(repeating: 0x30, count: 40), Data([1])], policies: [.basicX509, .ssl(server: true, hostname: "example.com"), .ssl(server: false, hostname: nil)],
+            certificates: [Data(repeating: 0x30, count: 40), Data([1])], policies: [.basicX509, .ssl(server: true, hostname: "example.com"), .ssl(server: false, hostname: nil), .codeSigning],
             anchors: [Data([2, 3])], trustsSystemRoots: false, verifyDate: Date(timeIntervalSinceReferenceDate: 800_000_000.5)),
     ]
 

@@ -22,7 +22,7 @@ import Testing
         #expect(!steps.isEmpty)
         let home = try TemporaryKeychain.makeTemporaryDirectory() + "/keychain"
         defer { DaemonControl.stop(home: home) }
-        let substitutions = ["{keychain}": home + "/keychain.db", "{home}": home]
+        let substitutions = ["{keychain}": home + "/keychain.db", "{home}": home, "{fixtures}": Self.directory.appendingPathComponent("fixtures").path]
         for step in steps {
             let started = Date()
             let result = try CommandRunner.run(

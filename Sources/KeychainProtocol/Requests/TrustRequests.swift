@@ -68,6 +68,8 @@ extension Service {
         case basicX509
         /// `SecPolicyCreateSSL`: a server's or a client's certificate, and the server's name.
         case ssl(server: Bool, hostname: String?)
+        /// Code signing (`security find-identity -p codesigning`): the code-signing usage.
+        case codeSigning
 
         public init(from reader: inout ByteReader) throws {
             switch try reader.byte() {
@@ -76,6 +78,7 @@ extension Service {
                 let server = try Bool(from: &reader)
                 let hostname = try Bool(from: &reader) ? try reader.string(limit: 1024) : nil
                 self = .ssl(server: server, hostname: hostname)
+            case 2: self = .codeSigning
             default: throw KeychainError.decode("unknown trust policy")
             }
         }
@@ -89,6 +92,8 @@ extension Service {
                 server.encode(to: &writer)
                 (hostname != nil).encode(to: &writer)
                 if let hostname { writer.appendLengthPrefixed(hostname) }
+            case .codeSigning:
+                writer.append(2)
             }
         }
     }

@@ -1,0 +1,338 @@
+import Crypto
+import FoundationEssentials
+import KeychainCertificates
+import KeychainClient
+import KeychainModel
+import KeychainProtocol
+import SwiftASN1
+
+/// macOS's certificate and identity commands (`keychain_add.c`, `keychain_find.c`,
+/// `identity_find.m`, `verify_cert.c`), with their output, messages and statuses.
+enum CertificateCommands {
+    /// `add-certificates [-k keychain] file...`: each file one certificate, DER or PEM.
+    static func addCertificates(_ arguments: [String], _ session: ToolSession) -> Int32 {
+        guard let parsed = try? OptionParser("hk:").parse(arguments.dropFirst()), !parsed.operands.isEmpty,
+            parsed.options.allSatisfy({ $0.name == "k" && !($0.value ?? "").isEmpty })
+        else { return ToolCommand.showUsage }
+        let keychain = parsed.options.last?.value
+        if let keychain, !session.names(keychain: keychain) {
+            ToolOutput.report("SecKeychainOpen \(keychain)", status: .noSuchKeychain)
+            return 1
+        }
+        var result: Int32 = 0
+        for file in parsed.operands {
+            guard let certificate = read(file) else {
+                result = 1
+                continue
+            }
+            do throws(KeychainError) {
+                try session.call(Service.Add(certificate.itemAttributes))
+            } catch where error == .duplicateItem {
+                ToolOutput.report("\(file): already in \(keychain ?? "default keychain")")
+                result = 1
+            } catch {
+                ToolOutput.report("SecCertificateAddToKeychain", error)
+                result = 1
+            }
+        }
+        return result
+    }
+
+    /// `find-certificate [-a] [-c name] [-e emailAddress] [-m] [-p] [-Z] [keychain...]`.
+    static func findCertificate(_ arguments: [String], _ session: ToolSession) -> Int32 {
+        guard let parsed = try? OptionParser("hac:e:mpZ").parse(arguments.dropFirst()), !parsed.options.contains(where: { $0.name == "h" }) else {
+            return ToolCommand.showUsage
+        }
+        var all = false, emails = false, pem = false, hashes = false
+        var name: String?, email: String?
+        for option in parsed.options {
+            switch option.name {
+            case "a": all = true
+            case "c": name = option.value
+            case "e": email = option.value
+            case "m": emails = true
+            case "p": pem = true
+            default: hashes = true
+            }
+        }
+        if !parsed.operands.isEmpty, !parsed.operands.contains(where: session.names(keychain:)) {
+            ToolOutput.report("SecKeychainSearchCopyNext", status: .itemNotFound)
+            return OSStatusCode.itemNotFound.rawValue
+        }
+        let certificates: [(fields: CertificateFields, attributes: [String: KeychainValue])]
+        do throws(KeychainError) {
+            certificates = try stored(session)
+        } catch {
+            ToolOutput.report("SecKeychainSearchCopyNext", error)
+            return error.status.rawValue
+        }
+        let matching = certificates.filter { certificate in
+            if let email { return certificate.fields.emailAddresses.contains(email) }
+            guard let name else { return true }
+            return certificate.fields.commonNames.last.map { $0.range(of: name, options: .caseInsensitive) != nil } ?? false
+        }
+        guard !matching.isEmpty || all else {
+            ToolOutput.report(email == nil ? "SecKeychainSearchCopyNext" : "SecCertificateFindByEmail", status: .itemNotFound)
+            return OSStatusCode.itemNotFound.rawValue
+        }
+        for certificate in all ? matching : Array(matching.prefix(1)) {
+            var out = ""
+            if hashes {
+                out += "SHA-256 hash: \(ItemPrinter.hex(Array(SHA256.hash(data: certificate.fields.der)), uppercase: true))\n"
+                out += "SHA-1 hash: \(ItemPrinter.hex(Array(Insecure.SHA1.hash(data: certificate.fields.der)), uppercase: true))\n"
+            }
+            if emails { out += "email addresses: \(certificate.fields.emailAddresses.joined(separator: ", "))\n" }
+            out += pem ? Self.pem(certificate.fields.der) : ItemPrinter.certificateBlock(certificate.attributes, certificate.fields, keychainPath: session.keychainPath)
+            ToolOutput.print(out)
+        }
+        return 0
+    }
+
+    /// `delete-certificate [-c name] [-Z hash] [-t] [keychain...]`: the one certificate the
+    /// common name or SHA-1 hash names (`-t` would also drop its trust settings: there are
+    /// none yet).
+    static func deleteCertificate(_ arguments: [String], _ session: ToolSession) -> Int32 {
+        guard let parsed = try? OptionParser("hc:Z:t").parse(arguments.dropFirst()),
+            !parsed.options.contains(where: { $0.name == "h" })
+        else { return ToolCommand.showUsage }
+        let name = parsed.options.last { $0.name == "c" }?.value
+        let hash = parsed.options.last { $0.name == "Z" }?.value?.uppercased()
+        guard (name == nil) != (hash == nil) else { return ToolCommand.showUsage }
+        guard let only = try? unique(stored(session), name: name, hash: hash) else {
+            // macOS's words, without its prefix or a newline.
+            ToolOutput.error("Unable to delete certificate matching \"\(name ?? hash ?? "")\"")
+            return 1
+        }
+        do throws(KeychainError) {
+            try session.call(
+                Service.Delete([
+                    QueryKey.itemClass: .string(SecName.kSecClassCertificate), SecName.kSecAttrIssuer: .data(Data(only.issuer.normalizedContent)),
+                    SecName.kSecAttrSerialNumber: .data(Data(only.serialNumber)),
+                ]))
+            return 0
+        } catch {
+            ToolOutput.report("SecKeychainItemDelete", error)
+            return error.status.rawValue
+        }
+    }
+
+    /// The one certificate `find_unique_certificate` settles on: by SHA-1 or SHA-256 hash,
+    /// or by a case-insensitive piece of its common name, a whole-name match beating the
+    /// others; nil when none or several equally good match.
+    private static func unique(
+        _ certificates: [(fields: CertificateFields, attributes: [String: KeychainValue])], name: String?, hash: String?
+    ) -> CertificateFields? {
+        if let hash {
+            return certificates.first { certificate in
+                let der = certificate.fields.der
+                return [ItemPrinter.hex(Array(Insecure.SHA1.hash(data: der)), uppercase: true), ItemPrinter.hex(Array(SHA256.hash(data: der)), uppercase: true)]
+                    .contains(hash)
+            }?.fields
+        }
+        guard let name else { return nil }
+        var exact: [CertificateFields] = [], partial: [CertificateFields] = []
+        for certificate in certificates {
+            guard let common = certificate.fields.commonNames.last, let range = common.range(of: name, options: .caseInsensitive) else { continue }
+            if range == common.startIndex..<common.endIndex { exact.append(certificate.fields) } else { partial.append(certificate.fields) }
+        }
+        let best = exact.isEmpty ? partial : exact
+        return best.count == 1 ? best[0] : nil
+    }
+
+    /// `find-identity [-p policy]... [-s string] [-v] [keychain...]`: each identity with the
+    /// SHA-1 of its certificate and its label, all of them and then the valid ones (those
+    /// whose chain is trusted for the policy), in macOS's layout.
+    static func findIdentity(_ arguments: [String], _ session: ToolSession) -> Int32 {
+        guard let parsed = try? OptionParser("hp:s:v").parse(arguments.dropFirst()), !parsed.options.contains(where: { $0.name == "h" }) else {
+            return ToolCommand.showUsage
+        }
+        // The policies in macOS's order (its bit order), each with its heading.
+        let known: [(flag: String, name: String, policy: Service.TrustPolicy?)] = [
+            ("ssl-client", "SSL (client)", .ssl(server: false, hostname: nil)), ("ssl-server", "SSL (server)", .ssl(server: true, hostname: nil)),
+            ("smime", "S/MIME", nil), ("eap", "EAP", nil), ("ipsec", "IPsec", nil), ("ichat", "iChat", nil),
+            ("codesigning", "Code Signing", .codeSigning), ("basic", "X.509 Basic", .basicX509),
+        ]
+        var wanted = Set<String>()
+        for option in parsed.options where option.name == "p" {
+            guard let flag = option.value, known.contains(where: { $0.flag == flag }) else { return ToolCommand.showUsage }
+            wanted.insert(flag)
+        }
+        if wanted.isEmpty { wanted = ["basic"] }
+        let validOnly = parsed.options.contains { $0.name == "v" }
+        let string = parsed.options.last { $0.name == "s" }?.value
+        let identities: [(fields: CertificateFields, label: String)]
+        do throws(KeychainError) {
+            identities = try storedIdentities(session)
+        } catch {
+            ToolOutput.report("SecIdentitySearchCopyNext", error)
+            return error.status.rawValue
+        }
+        var out = string.map { "Looking for identities matching \"\($0)\"\n" } ?? ""
+        for entry in known where wanted.contains(entry.flag) {
+            var policy = entry.policy ?? .basicX509
+            if case .ssl(let server, _) = policy { policy = .ssl(server: server, hostname: server ? string : nil) }
+            let results = identities.map { identity in (identity, evaluate(identity.fields, policy, session)) }
+            if !validOnly {
+                out += "\nPolicy: \(entry.name)\n  Matching identities\n"
+                for (index, (identity, failure)) in results.enumerated() { out += line(index + 1, identity, failure) }
+                out += "     \(results.count) identities found\n\n  Valid identities only\n"
+            }
+            let valid = results.filter { $0.1 == nil }
+            for (index, (identity, _)) in valid.enumerated() { out += line(index + 1, identity, nil) }
+            out += "     \(valid.count) valid identities found\n"
+        }
+        ToolOutput.print(out)
+        return 0
+    }
+
+    /// `verify-cert [-c certFile]... [-r rootCertFile]... [-p policy] [-n name] [-L] [-l] [-q]`:
+    /// evaluates the chain (leaf first) in securityd against the roots given, or the system's.
+    static func verifyCert(_ arguments: [String], _ session: ToolSession) -> Int32 {
+        guard let parsed = try? OptionParser("hc:r:p:n:d:k:LlqvCNPRt").parse(arguments.dropFirst()),
+            !parsed.options.contains(where: { $0.name == "h" }), parsed.operands.isEmpty
+        else { return ToolCommand.showUsage }
+        var certificates: [Data] = [], roots: [Data] = []
+        var policyName = "basic"
+        var name: String?
+        let quiet = parsed.options.contains { $0.name == "q" }
+        for option in parsed.options {
+            switch option.name {
+            case "c", "r":
+                guard let file = option.value, let certificate = read(file) else { return 1 }
+                if option.name == "c" { certificates.append(Data(certificate.der)) } else { roots.append(Data(certificate.der)) }
+            case "p": policyName = option.value ?? ""
+            case "n": name = option.value
+            default: break
+            }
+        }
+        let policy: Service.TrustPolicy
+        switch policyName {
+        case "basic": policy = .basicX509
+        case "ssl": policy = .ssl(server: true, hostname: name)
+        case "codeSign": policy = .codeSigning
+        default: return ToolCommand.showUsage
+        }
+        guard !certificates.isEmpty else { return ToolCommand.showUsage }
+        do throws(KeychainError) {
+            let evaluation = try session.call(
+                Service.EvaluateTrust(certificates: certificates, policies: [policy], anchors: roots, trustsSystemRoots: roots.isEmpty, verifyDate: Date()))
+            guard evaluation.status == .success else {
+                if !quiet { ToolOutput.print("Cert Verify Result: \(cssmName(evaluation.status))\n") }
+                return 1
+            }
+            if !quiet { ToolOutput.print("...certificate verification successful.\n") }
+            return 0
+        } catch {
+            ToolOutput.report("SecTrustEvaluate", error)
+            return 1
+        }
+    }
+
+    // MARK: - Pieces
+
+    /// A certificate file, DER or PEM; nil (with macOS's message) when it is neither.
+    private static func read(_ file: String) -> CertificateFields? {
+        guard let contents = FileManager.default.contents(atPath: file) else {
+            ToolOutput.report("\(file): No such file or directory")
+            return nil
+        }
+        let der: [UInt8]
+        if let text = String(data: contents, encoding: .utf8), text.contains("-----BEGIN"),
+            let document = try? PEMDocument(pemString: String(text[text.range(of: "-----BEGIN")!.lowerBound...]))
+        {
+            der = document.derBytes
+        } else {
+            der = Array(contents)
+        }
+        guard let certificate = try? CertificateFields(der: der) else {
+            ToolOutput.report("\(file): \(KeychainError.appleMessage(for: .decode))")
+            return nil
+        }
+        return certificate
+    }
+
+    /// Every certificate item, with its attributes.
+    private static func stored(_ session: ToolSession) throws(KeychainError) -> [(fields: CertificateFields, attributes: [String: KeychainValue])] {
+        let query: [String: KeychainValue] = [
+            QueryKey.itemClass: .string(SecName.kSecClassCertificate), QueryKey.matchLimit: .string(SecName.kSecMatchLimitAll),
+            QueryKey.returnAttributes: .bool(true), QueryKey.returnData: .bool(true),
+        ]
+        let found: KeychainValue?
+        do {
+            found = try session.call(Service.CopyMatching(query))
+        } catch where error == .itemNotFound {
+            return []
+        }
+        return items(found).compactMap { item in
+            guard let der = item[QueryKey.valueData]?.dataValue, let fields = try? CertificateFields(der: Array(der)) else { return nil }
+            return (fields, item)
+        }
+    }
+
+    /// Every identity: its certificate and the label macOS prints (`SecCertificateInferLabel`).
+    private static func storedIdentities(_ session: ToolSession) throws(KeychainError) -> [(fields: CertificateFields, label: String)] {
+        let query: [String: KeychainValue] = [
+            QueryKey.itemClass: .string(SecName.kSecClassIdentity), QueryKey.matchLimit: .string(SecName.kSecMatchLimitAll),
+            QueryKey.returnAttributes: .bool(true), QueryKey.returnData: .bool(true),
+        ]
+        let found: KeychainValue?
+        do {
+            found = try session.call(Service.CopyMatching(query))
+        } catch where error == .itemNotFound {
+            return []
+        }
+        return items(found).compactMap { item in
+            guard let der = item[QueryKey.valueData]?.dataValue, let fields = try? CertificateFields(der: Array(der)) else { return nil }
+            return (fields, fields.subjectSummary ?? "<unknown>")
+        }
+    }
+
+    /// The item dictionaries of a `kSecMatchLimitAll` result.
+    private static func items(_ value: KeychainValue?) -> [[String: KeychainValue]] {
+        guard case .array(let values)? = value else { return [] }
+        return values.compactMap { value in
+            if case .dictionary(let item) = value { return item }
+            return nil
+        }
+    }
+
+    /// Why the identity's certificate alone is not valid for `policy`; nil when it is.
+    private static func evaluate(_ certificate: CertificateFields, _ policy: Service.TrustPolicy, _ session: ToolSession) -> OSStatusCode? {
+        let request = Service.EvaluateTrust(certificates: [Data(certificate.der)], policies: [policy], anchors: [], trustsSystemRoots: true, verifyDate: Date())
+        guard let evaluation = try? session.call(request) else { return .internalComponent }
+        return evaluation.status == .success ? nil : evaluation.status
+    }
+
+    /// `  1) <SHA-1> "label"` and, for an identity that is not valid, its CSSM error.
+    private static func line(_ ordinal: Int, _ identity: (fields: CertificateFields, label: String), _ failure: OSStatusCode?) -> String {
+        let number = String(ordinal)
+        let hash = ItemPrinter.hex(Array(Insecure.SHA1.hash(data: identity.fields.der)), uppercase: true)
+        return String(repeating: " ", count: max(0, 3 - number.count)) + number + ") " + hash + " \"\(identity.label)\""
+            + (failure.map { " (\(cssmName($0)))" } ?? "") + "\n"
+    }
+
+    /// The CSSM name macOS's tool prints for a trust failure.
+    static func cssmName(_ status: OSStatusCode) -> String {
+        switch status.rawValue {
+        case -67818: "CSSMERR_TP_CERT_EXPIRED"
+        case -67819: "CSSMERR_TP_CERT_NOT_VALID_YET"
+        case -67602: "CSSMERR_APPLETP_HOSTNAME_MISMATCH"
+        case -67609: "CSSMERR_APPLETP_INVALID_EXTENDED_KEY_USAGE"
+        case -67735: "CSSMERR_CSP_UNSUPPORTED_KEY_SIZE"
+        default: "CSSMERR_TP_NOT_TRUSTED"  // not trusted, and a missing intermediate
+        }
+    }
+
+    /// DER as PEM (`print_buffer_pem`): 64 characters of base64 a line.
+    static func pem(_ der: [UInt8]) -> String {
+        let base64 = Data(der).base64EncodedString()
+        var out = "-----BEGIN CERTIFICATE-----\n"
+        var index = base64.startIndex
+        while index < base64.endIndex {
+            let end = base64.index(index, offsetBy: 64, limitedBy: base64.endIndex) ?? base64.endIndex
+            out += base64[index..<end] + "\n"
+            index = end
+        }
+        return out + "-----END CERTIFICATE-----\n"
+    }
+}
