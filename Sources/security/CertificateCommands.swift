@@ -69,7 +69,7 @@ enum CertificateCommands {
         let matching = certificates.filter { certificate in
             if let email { return certificate.fields.emailAddresses.contains(email) }
             guard let name else { return true }
-            return certificate.fields.commonNames.last.map { $0.range(of: name, options: .caseInsensitive) != nil } ?? false
+            return certificate.fields.commonNames.last.map { $0.lowercased().contains(name.lowercased()) } ?? false
         }
         guard !matching.isEmpty || all else {
             ToolOutput.report(email == nil ? "SecKeychainSearchCopyNext" : "SecCertificateFindByEmail", status: .itemNotFound)
@@ -132,8 +132,8 @@ enum CertificateCommands {
         guard let name else { return nil }
         var exact: [CertificateFields] = [], partial: [CertificateFields] = []
         for certificate in certificates {
-            guard let common = certificate.fields.commonNames.last, let range = common.range(of: name, options: .caseInsensitive) else { continue }
-            if range == common.startIndex..<common.endIndex { exact.append(certificate.fields) } else { partial.append(certificate.fields) }
+            guard let common = certificate.fields.commonNames.last?.lowercased(), common.contains(name.lowercased()) else { continue }
+            if common == name.lowercased() { exact.append(certificate.fields) } else { partial.append(certificate.fields) }
         }
         let best = exact.isEmpty ? partial : exact
         return best.count == 1 ? best[0] : nil
@@ -237,8 +237,8 @@ enum CertificateCommands {
             return nil
         }
         let der: [UInt8]
-        if let text = String(data: contents, encoding: .utf8), text.contains("-----BEGIN"),
-            let document = try? PEMDocument(pemString: String(text[text.range(of: "-----BEGIN")!.lowerBound...]))
+        if let text = String(data: contents, encoding: .utf8), let begin = text.firstRange(of: "-----BEGIN"),
+            let document = try? PEMDocument(pemString: String(text[begin.lowerBound...]))
         {
             der = document.derBytes
         } else {
