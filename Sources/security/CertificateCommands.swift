@@ -253,8 +253,19 @@ enum CertificateCommands {
 
     /// Every certificate item, with its attributes.
     private static func stored(_ session: ToolSession) throws(KeychainError) -> [(fields: CertificateFields, attributes: [String: KeychainValue])] {
+        try all(SecName.kSecClassCertificate, session)
+    }
+
+    /// Every identity: its certificate and the label macOS prints (`SecCertificateInferLabel`).
+    private static func storedIdentities(_ session: ToolSession) throws(KeychainError) -> [(fields: CertificateFields, label: String)] {
+        try all(SecName.kSecClassIdentity, session).map { ($0.fields, $0.fields.subjectSummary ?? "<unknown>") }
+    }
+
+    /// Every item of a certificate-bearing class (certificates, identities) with its
+    /// certificate read; none is not an error.
+    private static func all(_ itemClass: String, _ session: ToolSession) throws(KeychainError) -> [(fields: CertificateFields, attributes: [String: KeychainValue])] {
         let query: [String: KeychainValue] = [
-            QueryKey.itemClass: .string(SecName.kSecClassCertificate), QueryKey.matchLimit: .string(SecName.kSecMatchLimitAll),
+            QueryKey.itemClass: .string(itemClass), QueryKey.matchLimit: .string(SecName.kSecMatchLimitAll),
             QueryKey.returnAttributes: .bool(true), QueryKey.returnData: .bool(true),
         ]
         let found: KeychainValue?
@@ -266,24 +277,6 @@ enum CertificateCommands {
         return items(found).compactMap { item in
             guard let der = item[QueryKey.valueData]?.dataValue, let fields = try? CertificateFields(der: Array(der)) else { return nil }
             return (fields, item)
-        }
-    }
-
-    /// Every identity: its certificate and the label macOS prints (`SecCertificateInferLabel`).
-    private static func storedIdentities(_ session: ToolSession) throws(KeychainError) -> [(fields: CertificateFields, label: String)] {
-        let query: [String: KeychainValue] = [
-            QueryKey.itemClass: .string(SecName.kSecClassIdentity), QueryKey.matchLimit: .string(SecName.kSecMatchLimitAll),
-            QueryKey.returnAttributes: .bool(true), QueryKey.returnData: .bool(true),
-        ]
-        let found: KeychainValue?
-        do {
-            found = try session.call(Service.CopyMatching(query))
-        } catch where error == .itemNotFound {
-            return []
-        }
-        return items(found).compactMap { item in
-            guard let der = item[QueryKey.valueData]?.dataValue, let fields = try? CertificateFields(der: Array(der)) else { return nil }
-            return (fields, fields.subjectSummary ?? "<unknown>")
         }
     }
 
