@@ -12,11 +12,13 @@ enum FoundationBridge {
     /// - Throws: `errSecParam` for a key that is not a string or a value of a type no
     ///   keychain attribute has.
     static func query(_ dictionary: CFDictionary) throws(KeychainError) -> [String: KeychainValue] {
-        try request(dictionary).query
+        try request(dictionary, forAdd: false).query
     }
 
     /// A query dictionary's entries as keychain values, and its `kSecUseAuthenticationContext`.
-    static func request(_ dictionary: CFDictionary) throws(KeychainError) -> (query: [String: KeychainValue], context: AuthenticationContext?) {
+    /// A `kSecValueRef` adds what its key or certificate implies: every derived attribute
+    /// and its bytes to an item being added (`forAdd`), its primary key to a search.
+    static func request(_ dictionary: CFDictionary, forAdd: Bool) throws(KeychainError) -> (query: [String: KeychainValue], context: AuthenticationContext?) {
         var query: [String: KeychainValue] = [:]
         var context: AuthenticationContext?
         var reference: AnyObject?
@@ -45,9 +47,18 @@ enum FoundationBridge {
         // bytes; the caller's attributes win (SecItem.m, "add only those attributes … which
         // are missing").
         if let reference {
-            let implied = try referenceAttributes(reference)
+            var implied = try referenceAttributes(reference)
             if let itemClass = query[QueryKey.itemClass], itemClass != implied[QueryKey.itemClass] {
                 throw KeychainError.param("kSecValueRef is not an item of the query's class")
+            }
+            if !forAdd {
+                // A search by reference looks for the item by what identifies it (SecItem.m
+                // filters a ref's attributes "forQuery").
+                let identifying: Set = [
+                    QueryKey.itemClass, SecName.kSecAttrKeyClass, SecName.kSecAttrApplicationLabel, SecName.kSecAttrKeyType,
+                    SecName.kSecAttrKeySizeInBits, SecName.kSecAttrCertificateType, SecName.kSecAttrIssuer, SecName.kSecAttrSerialNumber,
+                ]
+                implied = implied.filter { identifying.contains($0.key) }
             }
             for (name, value) in implied where query[name] == nil { query[name] = value }
         }

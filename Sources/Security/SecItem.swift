@@ -13,7 +13,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         return addIdentity(identity, attributes, result)
     }
     return perform(result) { keychain throws(KeychainError) in
-        let (query, context) = try FoundationBridge.request(attributes)
+        let (query, context) = try FoundationBridge.request(attributes, forAdd: true)
         let references = ItemReferences(query)
         return try keychain.add(references.query, context: context).map { value throws(KeychainError) in try references.object(value, keychain: keychain) }
     }
@@ -23,7 +23,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// or an array of them, as the `kSecReturn…` and `kSecMatchLimit` keys ask.
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     perform(result) { keychain throws(KeychainError) in
-        let (query, context) = try FoundationBridge.request(query)
+        let (query, context) = try FoundationBridge.request(query, forAdd: false)
         let references = ItemReferences(query)
         return try keychain.copyMatching(references.query, context: context).map { value throws(KeychainError) in try references.object(value, keychain: keychain) }
     }
@@ -32,7 +32,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 /// Changes the attributes (or data) of every item the query matches.
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     perform(nil) { keychain throws(KeychainError) in
-        let (query, context) = try FoundationBridge.request(query)
+        let (query, context) = try FoundationBridge.request(query, forAdd: false)
         try keychain.update(query, with: try FoundationBridge.query(attributesToUpdate), context: context)
         return nil
     }

@@ -71,5 +71,27 @@ extension SecurityAPI {
             let add: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag, kSecValueRef as String: Data()]
             #expect(SecItemAdd(add as CFDictionary, nil) == errSecParam)
         }
+    
+        @Test func aSearchByRefFindsTheItemByWhatIdentifiesIt() throws {
+            let privateKey = try SecKeyTests.randomKey(kSecAttrKeyTypeECSECPrimeRandom, 256)
+            let other = try SecKeyTests.randomKey(kSecAttrKeyTypeECSECPrimeRandom, 256)
+            for key in [privateKey, other] {
+                // The caller's attributes win over the key's (it says this one cannot decrypt).
+                let add: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag, kSecValueRef as String: key, kSecAttrCanDecrypt as String: false]
+                #expect(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
+            }
+            // The search by ref finds it by what identifies it (its key label, class, type and
+            // size), not by every attribute the key implies, and only it.
+            let byRef: [String: Any] = [kSecClass as String: kSecClassKey, kSecValueRef as String: privateKey]
+            #expect(SecItemUpdate(byRef as CFDictionary, [kSecAttrLabel: "renamed"] as CFDictionary) == errSecSuccess)
+            var found: CFTypeRef?
+            let query = byRef.merging([kSecReturnAttributes as String: true, kSecMatchLimit as String: kSecMatchLimitAll]) { $1 }
+            #expect(SecItemCopyMatching(query as CFDictionary, &found) == errSecSuccess)
+            let items = try #require(found as? [[String: Any]])
+            #expect(items.count == 1 && items.first?[kSecAttrLabel as String] as? String == "renamed")
+            #expect(SecItemDelete(byRef as CFDictionary) == errSecSuccess)
+            #expect(SecItemCopyMatching(query as CFDictionary, &found) == errSecItemNotFound)
+            #expect(SecItemDelete([kSecClass: kSecClassKey, kSecAttrApplicationTag: tag] as CFDictionary) == errSecSuccess, "the other key stays")
+        }
     }
 }
