@@ -1,4 +1,4 @@
-public import FoundationEssentials
+import FoundationEssentials
 public import SwiftASN1
 
 /// An X.501 name as Apple's Security reads it: its attributes in order, their string

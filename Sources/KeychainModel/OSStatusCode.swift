@@ -67,6 +67,13 @@ public struct OSStatusCode: RawRepresentable, Sendable, Hashable, CustomStringCo
     public static let decode = OSStatusCode(-26275)
     public static let missingEntitlement = OSStatusCode(-34018)
     public static let verifyFailed = OSStatusCode(-67808)
+    public static let hostNameMismatch = OSStatusCode(-67602)
+    public static let invalidExtendedKeyUsage = OSStatusCode(-67609)
+    public static let unsupportedKeySize = OSStatusCode(-67735)
+    public static let certificateExpired = OSStatusCode(-67818)
+    public static let notTrusted = OSStatusCode(-67843)
+    /// `errSecInternal` (SecBasePriv.h: private in Apple's SDK, but some calls return it).
+    public static let securityInternal = OSStatusCode(-26276)
 }
 
 extension KeychainError {
@@ -120,6 +127,12 @@ extension KeychainError {
         case OSStatusCode.decode: "Unable to decode the provided data."
         case OSStatusCode.missingEntitlement: "A required entitlement isn't present."
         case OSStatusCode.verifyFailed: "A cryptographic verification failure has occurred."
+        case OSStatusCode.hostNameMismatch: "A host name mismatch has occurred."
+        case OSStatusCode.invalidExtendedKeyUsage: "The extended key usage is not valid."
+        case OSStatusCode.unsupportedKeySize: "The key size is not supported."
+        case OSStatusCode.certificateExpired: "An expired certificate was detected."
+        case OSStatusCode.notTrusted: "The trust policy was not trusted."
+        case OSStatusCode.securityInternal: "An internal error occurred in the Security framework."
         default: "OSStatus \(status.rawValue)"
         }
     }

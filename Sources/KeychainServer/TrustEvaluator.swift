@@ -22,17 +22,19 @@ import Glibc
 enum TrustEvaluator {
     /// A failed check, in Apple's order of priority (lower first).
     private enum Failure: Int, Comparable {
-        case keySize, notTrusted, missingIntermediate, usage, name, expired, notYetValid
+        /// `expired` is Apple's TemporalValidity check: outside the validity period on either
+        /// side (a certificate not yet valid is errSecCertificateExpired too; Apple's
+        /// errSecCertificateNotValidYet is its NotValidBefore check, an issuing-date policy).
+        case keySize, notTrusted, missingIntermediate, usage, name, expired
 
         var status: OSStatusCode {
             switch self {
-            case .keySize: OSStatusCode(rawValue: -67735)  // errSecUnsupportedKeySize
-            case .notTrusted: OSStatusCode(rawValue: -67843)  // errSecNotTrusted
+            case .keySize: .unsupportedKeySize
+            case .notTrusted: .notTrusted
             case .missingIntermediate: .createChainFailed
-            case .usage: OSStatusCode(rawValue: -67609)  // errSecInvalidExtendedKeyUsage
-            case .name: OSStatusCode(rawValue: -67602)  // errSecHostNameMismatch
-            case .expired: OSStatusCode(rawValue: -67818)  // errSecCertificateExpired
-            case .notYetValid: OSStatusCode(rawValue: -67819)  // errSecCertificateNotValidYet
+            case .usage: .invalidExtendedKeyUsage
+            case .name: .hostNameMismatch
+            case .expired: .certificateExpired
             }
         }
 
@@ -42,7 +44,7 @@ enum TrustEvaluator {
             case .notTrusted, .missingIntermediate: "“\(summary)” certificate is not trusted"
             case .usage: "“\(summary)” certificate is not permitted for this usage"
             case .name: "“\(summary)” certificate name does not match input"
-            case .expired, .notYetValid: "“\(summary)” certificate is expired"
+            case .expired: "“\(summary)” certificate is expired"
             }
         }
 
@@ -104,8 +106,9 @@ enum TrustEvaluator {
         }
         if request.policies.contains(.codeSigning), !signsCode(given[0].certificate) { failures.append((.usage, 0)) }
         for (index, certificate) in chain.enumerated() {
-            if certificate.notValidAfter < request.verifyDate { failures.append((.expired, index)) }
-            if certificate.notValidBefore > request.verifyDate { failures.append((.notYetValid, index)) }
+            if certificate.notValidAfter < request.verifyDate || certificate.notValidBefore > request.verifyDate {
+                failures.append((.expired, index))
+            }
         }
         let encoded = chain.map { Data($0.der) }
         guard let (failure, index) = failures.min(by: { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }) else {

@@ -1,6 +1,9 @@
 // Result codes of the Security framework beyond the keychain's own (SecBase.h): the
-// trust, import/export and CSSM codes, with Apple's values and messages. The keychain never
-// returns them; they exist so that code switching over them compiles and prints the same.
+// trust, import/export and CSSM codes, with Apple's values and messages. Most exist so that
+// code switching over them compiles and prints the same; the ones SecKey and SecTrust return
+// are derived from KeychainModel's OSStatusCode, where their messages are too.
+
+import KeychainModel
 
 public let errSecDskFull: OSStatus = -34
 public let errSecACLNotSimple: OSStatus = -25240
@@ -35,14 +38,14 @@ public let errSecInvalidDatabaseBlob: OSStatus = -67598
 public let errSecInvalidKeyBlob: OSStatus = -67599
 public let errSecIncompatibleDatabaseBlob: OSStatus = -67600
 public let errSecIncompatibleKeyBlob: OSStatus = -67601
-public let errSecHostNameMismatch: OSStatus = -67602
+public let errSecHostNameMismatch: OSStatus = OSStatusCode.hostNameMismatch.rawValue
 public let errSecUnknownCriticalExtensionFlag: OSStatus = -67603
 public let errSecNoBasicConstraints: OSStatus = -67604
 public let errSecNoBasicConstraintsCA: OSStatus = -67605
 public let errSecInvalidAuthorityKeyID: OSStatus = -67606
 public let errSecInvalidSubjectKeyID: OSStatus = -67607
 public let errSecInvalidKeyUsageForPolicy: OSStatus = -67608
-public let errSecInvalidExtendedKeyUsage: OSStatus = -67609
+public let errSecInvalidExtendedKeyUsage: OSStatus = OSStatusCode.invalidExtendedKeyUsage.rawValue
 public let errSecInvalidIDLinkage: OSStatus = -67610
 public let errSecPathLengthConstraintExceeded: OSStatus = -67611
 public let errSecInvalidRoot: OSStatus = -67612
@@ -168,7 +171,7 @@ public let errSecKeyUsageIncorrect: OSStatus = -67731
 public let errSecKeyBlobTypeIncorrect: OSStatus = -67732
 public let errSecKeyHeaderInconsistent: OSStatus = -67733
 public let errSecUnsupportedKeyFormat: OSStatus = -67734
-public let errSecUnsupportedKeySize: OSStatus = -67735
+public let errSecUnsupportedKeySize: OSStatus = OSStatusCode.unsupportedKeySize.rawValue
 public let errSecInvalidKeyUsageMask: OSStatus = -67736
 public let errSecUnsupportedKeyUsageMask: OSStatus = -67737
 public let errSecInvalidKeyAttributeMask: OSStatus = -67738
@@ -241,7 +244,7 @@ public let errSecInvalidAttributeWrappedKeyFormat: OSStatus = -67804
 public let errSecMissingAttributeWrappedKeyFormat: OSStatus = -67805
 public let errSecStagedOperationInProgress: OSStatus = -67806
 public let errSecStagedOperationNotStarted: OSStatus = -67807
-public let errSecVerifyFailed: OSStatus = -67808
+public let errSecVerifyFailed: OSStatus = OSStatusCode.verifyFailed.rawValue
 public let errSecQuerySizeUnknown: OSStatus = -67809
 public let errSecBlockSizeMismatch: OSStatus = -67810
 public let errSecPublicKeyInconsistent: OSStatus = -67811
@@ -251,7 +254,7 @@ public let errSecAlreadyLoggedIn: OSStatus = -67814
 public let errSecInvalidDigestAlgorithm: OSStatus = -67815
 public let errSecInvalidCRLGroup: OSStatus = -67816
 public let errSecCertificateCannotOperate: OSStatus = -67817
-public let errSecCertificateExpired: OSStatus = -67818
+public let errSecCertificateExpired: OSStatus = OSStatusCode.certificateExpired.rawValue
 public let errSecCertificateNotValidYet: OSStatus = -67819
 public let errSecCertificateRevoked: OSStatus = -67820
 public let errSecCertificateSuspended: OSStatus = -67821
@@ -276,7 +279,7 @@ public let errSecInvalidResponseVector: OSStatus = -67839
 public let errSecInvalidStopOnPolicy: OSStatus = -67840
 public let errSecInvalidTuple: OSStatus = -67841
 public let errSecMultipleValuesUnsupported: OSStatus = -67842
-public let errSecNotTrusted: OSStatus = -67843
+public let errSecNotTrusted: OSStatus = OSStatusCode.notTrusted.rawValue
 public let errSecNoDefaultAuthority: OSStatus = -67844
 public let errSecRejectedForm: OSStatus = -67845
 public let errSecRequestLost: OSStatus = -67846

@@ -53,9 +53,11 @@ public func SecCertificateCopySubjectSummary(_ certificate: SecCertificate) -> C
 }
 
 /// The subject's common name (`SecCertificateCopyCommonName`): the last, as Apple's.
+/// errSecInternal (-26276) when the subject has none (SecCertificate.c).
 public func SecCertificateCopyCommonName(_ certificate: SecCertificate, _ commonName: UnsafeMutablePointer<CFString?>) -> OSStatus {
     guard let fields = fields(certificate) else { return errSecParam }
-    commonName.pointee = fields.commonNames.last.map { NSString(string: $0) }
+    guard let last = fields.commonNames.last else { return OSStatusCode.securityInternal.rawValue }
+    commonName.pointee = NSString(string: last)
     return errSecSuccess
 }
 

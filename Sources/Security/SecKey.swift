@@ -23,7 +23,7 @@ public final class SecKey: NSObject, @unchecked Sendable {
 
     /// As Apple's description, without key material.
     public override var description: String {
-        "<SecKeyRef \(key.summary), addr: \(String(describing: ObjectIdentifier(self)))>"
+        "<SecKeyRef \(key.summary), addr: 0x\(String(UInt(bitPattern: ObjectIdentifier(self).hashValue), radix: 16))>"
     }
 }
 
@@ -69,10 +69,10 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
 public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
     do throws(KeychainError) {
         guard let type = KeyParameters.keyType(attributes[kSecAttrKeyType as String]) else {
-            throw KeychainError.param("Unsupported key type")
+            throw KeychainError.param("Unsupported key type: \(attributes[kSecAttrKeyType as String] ?? "(null)")")
         }
         guard let keyClass = KeyParameters.keyClass(attributes[kSecAttrKeyClass as String]) else {
-            throw KeychainError.param("Unsupported key class")
+            throw KeychainError.param("Unsupported key class: \(attributes[kSecAttrKeyClass as String] ?? "(null)")")
         }
         return SecKey(try AsymmetricKey(externalRepresentation: keyData as Data, type: type, keyClass: keyClass))
     } catch let failure {

@@ -52,25 +52,24 @@ public final class SecTrust: NSObject, @unchecked Sendable {
 
     /// The evaluation, made now if there is none.
     func evaluation() throws(KeychainError) -> Service.TrustEvaluation {
-        let request = state.withLock { state -> Service.EvaluateTrust? in
-            guard state.evaluation == nil else { return nil }
-            return Service.EvaluateTrust(
+        let (cached, request) = state.withLock { state -> (Service.TrustEvaluation?, Service.EvaluateTrust) in
+            let request = Service.EvaluateTrust(
                 certificates: state.certificates, policies: state.policies.isEmpty ? [.basicX509] : state.policies,
                 anchors: state.anchors ?? [], trustsSystemRoots: state.anchors == nil || !state.anchorsOnly,
                 verifyDate: state.verifyDate ?? Date())
+            return (state.evaluation, request)
         }
-        if let request {
-            let evaluation = try ProcessKeychain.keychain.evaluateTrust(request)
-            state.withLock { $0.evaluation = evaluation }
-            return evaluation
-        }
-        return state.withLock { $0.evaluation! }
+        if let cached { return cached }
+        let evaluation = try ProcessKeychain.keychain.evaluateTrust(request)
+        state.withLock { $0.evaluation = evaluation }
+        return evaluation
     }
 }
 
-private func certificates(_ value: CFTypeRef) -> [Data]? {
+/// One certificate or an array of them (at least one unless `allowsNone`), as their DER.
+private func certificates(_ value: CFTypeRef, allowsNone: Bool = false) -> [Data]? {
     if let one = value as? NSData, !(value is NSArray) { return [one as Data] }
-    guard let array = value as? [AnyObject], !array.isEmpty else { return nil }
+    guard let array = value as? [AnyObject], allowsNone || !array.isEmpty else { return nil }
     let data = array.compactMap { ($0 as? NSData).map { $0 as Data } }
     return data.count == array.count ? data : nil
 }
@@ -108,7 +107,7 @@ public func SecTrustSetAnchorCertificates(_ trust: SecTrust, _ anchorCertificate
         }
         return errSecSuccess
     }
-    guard let anchors = Security.certificates(anchorCertificates) ?? ((anchorCertificates as [AnyObject]).isEmpty ? [] : nil) else { return errSecParam }
+    guard let anchors = Security.certificates(anchorCertificates, allowsNone: true) else { return errSecParam }
     trust.update {
         $0.anchors = anchors
         $0.anchorsOnly = true

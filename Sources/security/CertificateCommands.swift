@@ -304,14 +304,14 @@ enum CertificateCommands {
             + (failure.map { " (\(cssmName($0)))" } ?? "") + "\n"
     }
 
-    /// The CSSM name macOS's tool prints for a trust failure.
+    /// The CSSM name macOS's tool prints for a trust failure (SecPolicyChecks.list's CSSM
+    /// column for each check).
     static func cssmName(_ status: OSStatusCode) -> String {
-        switch status.rawValue {
-        case -67818: "CSSMERR_TP_CERT_EXPIRED"
-        case -67819: "CSSMERR_TP_CERT_NOT_VALID_YET"
-        case -67602: "CSSMERR_APPLETP_HOSTNAME_MISMATCH"
-        case -67609: "CSSMERR_APPLETP_INVALID_EXTENDED_KEY_USAGE"
-        case -67735: "CSSMERR_CSP_UNSUPPORTED_KEY_SIZE"
+        switch status {
+        case .certificateExpired: "CSSMERR_TP_CERT_EXPIRED"
+        case .hostNameMismatch: "CSSMERR_APPLETP_HOSTNAME_MISMATCH"
+        case .invalidExtendedKeyUsage: "CSSMERR_APPLETP_INVALID_EXTENDED_KEY_USAGE"
+        case .unsupportedKeySize: "CSSMERR_CSP_UNSUPPORTED_KEY_SIZE"
         default: "CSSMERR_TP_NOT_TRUSTED"  // not trusted, and a missing intermediate
         }
     }

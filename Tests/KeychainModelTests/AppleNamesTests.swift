@@ -74,7 +74,9 @@ import Testing
             (.success, 0), (.unimplemented, -4), (.param, -50), (.allocate, -108), (.userCanceled, -128),
             (.notAvailable, -25291), (.authFailed, -25293), (.duplicateItem, -25299), (.itemNotFound, -25300),
             (.interactionNotAllowed, -25308), (.authNeeded, -25330), (.noAccessForItem, -25243), (.decode, -26275),
-            (.missingEntitlement, -34018), (.internalComponent, -2070),
+            (.missingEntitlement, -34018), (.internalComponent, -2070), (.verifyFailed, -67808), (.hostNameMismatch, -67602),
+            (.invalidExtendedKeyUsage, -67609), (.unsupportedKeySize, -67735), (.certificateExpired, -67818), (.notTrusted, -67843),
+            (.securityInternal, -26276),
         ]
         for (status, value) in statuses { #expect(status.rawValue == value, "\(status.message)") }
         #expect(OSStatusCode.itemNotFound.message == "The specified item could not be found in the keychain.")
@@ -86,6 +88,5 @@ import Testing
         ]
         for (flag, value) in flags { #expect(flag.rawValue == value) }
         #expect(throws: KeychainError.param) { try AccessControl(protection: .whenUnlocked, flags: AccessControl.Flags(rawValue: 1 << 2)) }
-        #expect(OSStatusCode.verifyFailed.rawValue == -67808)
     }
 }

@@ -54,6 +54,21 @@ extension SecurityAPI {
             #expect(SecCertificateCopyNormalizedIssuerSequence(try certificate()) as Data? == subject, "self-signed")
         }
 
+        @Test func aSubjectWithoutACommonNameHasNoCommonName() throws {
+            let directory = try OpenSSL.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let made = try OpenSSL.run(
+                ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/O=No Common Name Inc",
+                 "-keyout", "key.pem", "-outform", "DER", "-out", "cert.der", "-days", "1"], in: directory)
+            try #require(made.status == 0, "\(made.output)")
+            let data = try Data(contentsOf: directory.appendingPathComponent("cert.der"))
+            let certificate = try #require(SecCertificateCreateWithData(nil, data as CFData))
+            var commonName: CFString?
+            #expect(SecCertificateCopyCommonName(certificate, &commonName) == -26276, "errSecInternal, as Apple's")
+            #expect(commonName == nil)
+            #expect(SecCertificateCopySubjectSummary(certificate) as String? == "No Common Name Inc", "the organization, without a common name")
+        }
+
         @Test func refusesWhatIsNotACertificate() {
             #expect(SecCertificateCreateWithData(nil, Data([0x30, 0x03, 0x02, 0x01, 0x01]) as CFData) == nil)
             #expect(SecCertificateCreateWithData(nil, Data("-----BEGIN CERTIFICATE-----".utf8) as CFData) == nil, "PEM is not DER")

@@ -84,6 +84,13 @@ extension SecurityAPI {
             #expect(!SecTrustEvaluateWithError(created, nil))
             _ = SecTrustSetVerifyDate(created, Date(timeIntervalSinceNow: -25 * 86_400) as CFDate)
             #expect(SecTrustEvaluateWithError(created, nil), "valid at the date asked for")
+            // Before its validity period: Apple's TemporalValidity check, which reports
+            // errSecCertificateExpired on either side of the period.
+            _ = SecTrustSetVerifyDate(created, Date(timeIntervalSinceNow: -35 * 86_400) as CFDate)
+            var early: CFError?
+            #expect(!SecTrustEvaluateWithError(created, &early))
+            #expect(early.map(CFErrorGetCode) == -67818)
+            #expect(early.map { CFErrorCopyDescription($0) as String } == "“expired.example.com” certificate is expired")
 
             // The system roots do not include our test root; with it as an extra anchor
             // (AnchorCertificatesOnly false, as swift-nio-ssl does) it is trusted too.
