@@ -35,6 +35,8 @@ let package = Package(
         // Shared by every process.
         .target(name: "KeychainModel"),
         .target(name: "CSystemShims"),
+        // PKCS#12 through Debian's libcrypto (OpenSSL 3), for securityd only.
+        .target(name: "CPKCS12", linkerSettings: [.linkedLibrary("crypto")]),
         .target(name: "KeychainSystem", dependencies: ["KeychainModel"], swiftSettings: testHooks),
         // Called from the main of each process that holds keys. Apart from the system layer:
         // it needs a C shim, and nothing a client links may (swift-certificates imports
@@ -70,6 +72,8 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
+        // PKCS#12 files (securityd's decoder and encoder, a fuzz target).
+        .target(name: "KeychainPKCS12", dependencies: ["CPKCS12", "KeychainModel", "KeychainProtocol"]),
         // securityd's protocol (clients ↔ securityd) and the enclave's (securityd ↔ enclave):
         // messages and their codecs, no I/O.
         .target(name: "KeychainProtocol", dependencies: ["KeychainModel"]),
@@ -113,7 +117,7 @@ let package = Package(
         .target(
             name: "KeychainServer",
             dependencies: [
-                "CSystemShims", "CodeSigning", "KeychainCertificates", "KeychainModel", "KeychainCrypto", "KeychainStore",
+                "CSystemShims", "CodeSigning", "KeychainCertificates", "KeychainPKCS12", "KeychainModel", "KeychainCrypto", "KeychainStore",
                 "KeychainSystem", "KeychainProtocol", "Enclave", "EnclaveProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -185,7 +189,9 @@ let package = Package(
         .target(
             // The decoders of untrusted bytes as fuzz targets (Fuzz/, scripts/fuzz).
             name: "KeychainFuzzTargets",
-            dependencies: ["KeychainModel", "KeychainCertificates", "KeychainCrypto", "KeychainKeys", "KeychainProtocol", "EnclaveProtocol"]
+            dependencies: [
+                "KeychainModel", "KeychainCertificates", "KeychainCrypto", "KeychainKeys", "KeychainPKCS12", "KeychainProtocol", "EnclaveProtocol",
+            ]
         ),
 
         // Tests.

@@ -68,6 +68,11 @@ public struct Keychain: Sendable {
         try connection.call(request, context: nil)
     }
 
+    /// Opens a PKCS#12 file in securityd (`SecPKCS12Import`).
+    public func decodePKCS12(_ request: Service.DecodePKCS12) throws(KeychainError) -> Service.PKCS12Contents {
+        try connection.call(request, context: nil)
+    }
+
     // MARK: - Authentication (what LAContext asks of the keychain)
 
     /// Proves `factors` (as many as `required`) in `context` for the next operation.

@@ -4,6 +4,7 @@ import KeychainCertificates
 import KeychainCrypto
 import KeychainKeys
 import KeychainModel
+import KeychainPKCS12
 import KeychainProtocol
 
 /// The decoders that read bytes an attacker chooses, as fuzz targets: libFuzzer drives
@@ -23,6 +24,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case certificate
     /// A key's external representation, as `SecKeyCreateWithData` reads it.
     case key
+    /// A PKCS#12 file, as securityd opens it for `SecPKCS12Import` (password "fuzz"), and
+    /// the key and certificates it yields, as the client reads them.
+    case pkcs12
 
     /// Runs the decoder over `input`; errors are expected, crashes are bugs.
     public func run(_ input: Data) {
@@ -49,6 +53,15 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                     _ = (try? AsymmetricKey(externalRepresentation: input, type: type, keyClass: keyClass))?.attributes
                 }
             }
+        case .pkcs12:
+            for password in ["fuzz", ""] {
+                let request = Service.DecodePKCS12(file: input, passphrase: SecretBytes(Array(password.utf8)))
+                guard let contents = try? PKCS12Codec.decode(request) else { continue }
+                if let key = contents.privateKey { _ = key.withUnsafeBytes { try? AsymmetricKey(pkcs8: Data($0)) } }
+                for certificate in [contents.certificate].compactMap({ $0 }) + contents.otherCertificates {
+                    _ = (try? CertificateFields(der: Array(certificate)))?.itemAttributes
+                }
+            }
         }
     }
 
@@ -56,6 +69,14 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// made by Python's `cryptography` (Tests/SecurityAPITests/Fixtures), and its key.
     static let certificateSeed = Data(base64Encoded: "MIIB6jCCAZGgAwIBAgIIASNFZ4mrze8wCgYIKoZIzj0EAwIwUzESMBAGA1UEAwwJVGVzdCBMZWFmMRwwGgYDVQQKExMgIE1peGVkICAgY2FzZSBPcmcgMR8wHQYJKoZIhvcNAQkBFhBsZWFmQGV4YW1wbGUuY29tMB4XDTI2MDEwMjAzMDQwNVoXDTI2MDIwMTAzMDQwNVowUzESMBAGA1UEAwwJVGVzdCBMZWFmMRwwGgYDVQQKExMgIE1peGVkICAgY2FzZSBPcmcgMR8wHQYJKoZIhvcNAQkBFhBsZWFmQGV4YW1wbGUuY29tMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEdBrJ6AlknDdnI7Kkm0uEFQZkeLis3GIy1BLHm504aOV+7FctzYTGIGlGRhsl9e2oYJl0FuGW+fk7BmmPT+B6tqNPME0wLAYDVR0RBCUwI4IQbGVhZi5leGFtcGxlLmNvbYEPYWx0QGV4YW1wbGUuY29tMB0GA1UdDgQWBBTvg58KEGcto6ds6ejCs2H8mG1URTAKBggqhkjOPQQDAgNHADBEAiBIgH1cao5oIctjTBzzCoOwejH/ZQyH77yXW2LINuTzwAIgBYqDVjS7IfL0XCr/B77gTNPRW3q9Pe7uPQ0nwFDR0oo=")!
     static let keySeed = Data(base64Encoded: "BHQayegJZJw3ZyOypJtLhBUGZHi4rNxiMtQSx5udOGjlfuxXLc2ExiBpRkYbJfXtqGCZdBbhlvn5OwZpj0/gerY6oQnjzuxcm2iDDq2hyNiTh2lJXUGeQ89vdkcnhfBphA==")!
+
+    /// That certificate and key in PKCS#12 files made by `openssl pkcs12 -export -passout
+    /// pass:fuzz -iter 1`, with `-nomaciter` and with `-nomac` (so that changed bytes reach
+    /// the decryption and the parser, not only the MAC).
+    static let pkcs12Seeds = [
+        Data(base64Encoded: "MIIEdgIBAzCCBDAGCSqGSIb3DQEHAaCCBCEEggQdMIIEGTCCAtEGCSqGSIb3DQEHBqCCAsIwggK+AgEAMIICtwYJKoZIhvcNAQcBMFYGCSqGSIb3DQEFDTBJMCgGCSqGSIb3DQEFDDAbBAhc32JrEh26mQIBATAMBggqhkiG9w0CCQUAMB0GCWCGSAFlAwQBKgQQSrp7wK/yVyySpb3sCncAvYCCAlDJ3UOyHKuRhNF5gwiMsTFHj+lxYXVmc3LOha2wtZwQOPvNfhrAXbW/dXQuwbuluCaQqSG3DMDJacRkJxxfxisNw23bsjaZKk/akCOcOnV30TBdJ4y8HDVgbcKm8rEdzwDN5L8mZ7NY14/LsdTDTutgG7RqbUv2poqkzOvitu5SHbyZ9A0z5N9FcJLRmZ2PEvzolYpPOx+I1D0eIXjLJT/qKBuFc2D+IndGHoiQZ0NX0a/kC3J+a2qMCr8QF8NnhFe0HDBAXVPgdjEPuc4J3wrGEGkyHe2ROyjKc8RinVZETcFuSwx/070ZaGVZsVi3QyQku7qNpjZW6xD/CUBGO0/NbP2ZDItE8fKOOoAC0+1PchV4lPuLDTpqdOyHLZD6+2M2MMLt8hY/GsCdvBMXLd+8pWJ/5sZqatdUe6Hsa2pP8TI6x3lu5/NNM6buPqljHsLHXjUfH9oIAAXqldQq/CYFkZMRNTIPTcaNA7Eu9CmaOAQL5DZAFWAGGsP29Zm5WxGvqIdQMPOKZO5Gmt+AEVCSuDA+RG7OhcsCJqJLa2Yws3aZ1uiTeM37y2c+AdMtMRbo8WC3dt0mYa6+7pGylg9riIqJPs/NiZOfPBJug3wYgkh8Z+pFbXjrlY1B5WEdL4QBDcz9nU25DQMpYP1ahS0dr+n8HRYnZTMabE33GtTmt3UoLnn3pmcPrTuj9Edj+TGLZHQYxKaoeD97u+uK+fNLD6XJpgLv8Joqci90d1aHcplsagRZUg/FZiD0knuM9/jEpEpIcIZ0szgJohXiKQwLMIIBQAYJKoZIhvcNAQcBoIIBMQSCAS0wggEpMIIBJQYLKoZIhvcNAQwKAQKgge4wgeswVgYJKoZIhvcNAQUNMEkwKAYJKoZIhvcNAQUMMBsECFLsto7B4odXAgEBMAwGCCqGSIb3DQIJBQAwHQYJYIZIAWUDBAEqBBCin+BkSCensAOxWkNd5pE7BIGQ/aZDS/pBOj/fQ4ZUCqYHsFSdjZ7c/vw87Sa7nmLF3JIKLIpI7wlYgee6/p32X17c9dcnVQ0HLaSWBVDahjfQHGnK4V/oiMj4y66gl8ZtFcTjrR2plsFgDuYl8VcDYsGZdn/lTv7f2RkQ0E/PllVlAirfngPau7PPnqX4ZbLKYrCwyMg2NRmCkCJidw9Pv9yWMSUwIwYJKoZIhvcNAQkVMRYEFF4PLIy/U0ccKF87TEqWsQk5wSzlMD0wMTANBglghkgBZQMEAgEFAAQg2cBXNCch8fe2JGwUaQS/ReSJwMSxsd/78bfrk5gnClwECG9Qacz9vkI/")!,
+        Data(base64Encoded: "MIIDvwIBAzCCA7gGCSqGSIb3DQEHAaCCA6kEggOlMIIDoTCCAlkGCSqGSIb3DQEHAaCCAkoEggJGMIICQjCCAj4GCyqGSIb3DQEMCgEDoIICBjCCAgIGCiqGSIb3DQEJFgGgggHyBIIB7jCCAeowggGRoAMCAQICCAEjRWeJq83vMAoGCCqGSM49BAMCMFMxEjAQBgNVBAMMCVRlc3QgTGVhZjEcMBoGA1UEChMTICBNaXhlZCAgIGNhc2UgT3JnIDEfMB0GCSqGSIb3DQEJARYQbGVhZkBleGFtcGxlLmNvbTAeFw0yNjAxMDIwMzA0MDVaFw0yNjAyMDEwMzA0MDVaMFMxEjAQBgNVBAMMCVRlc3QgTGVhZjEcMBoGA1UEChMTICBNaXhlZCAgIGNhc2UgT3JnIDEfMB0GCSqGSIb3DQEJARYQbGVhZkBleGFtcGxlLmNvbTBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABHQayegJZJw3ZyOypJtLhBUGZHi4rNxiMtQSx5udOGjlfuxXLc2ExiBpRkYbJfXtqGCZdBbhlvn5OwZpj0/gerajTzBNMCwGA1UdEQQlMCOCEGxlYWYuZXhhbXBsZS5jb22BD2FsdEBleGFtcGxlLmNvbTAdBgNVHQ4EFgQU74OfChBnLaOnbOnowrNh/JhtVEUwCgYIKoZIzj0EAwIDRwAwRAIgSIB9XGqOaCHLY0wc8wqDsHox/2UMh++8l1tiyDbk88ACIAWKg1Y0uyHy9Fwq/we+4EzT0Vt6vT3u7j0NJ8BQ0dKKMSUwIwYJKoZIhvcNAQkVMRYEFF4PLIy/U0ccKF87TEqWsQk5wSzlMIIBQAYJKoZIhvcNAQcBoIIBMQSCAS0wggEpMIIBJQYLKoZIhvcNAQwKAQKgge4wgeswVgYJKoZIhvcNAQUNMEkwKAYJKoZIhvcNAQUMMBsECHxkc92Z1wXgAgEBMAwGCCqGSIb3DQIJBQAwHQYJYIZIAWUDBAEqBBBDgOBuXx3wjNGQ+Igp3+8PBIGQXWrZo6kgf8usI1lvB/Vu+za+OwlM83JDCkEM1bIXZvlqVTdQGw6lU0fLBslDpkSi9zkrEtHWzalbxKvq2x4zx0NU3hGAHFqTBZ2AWjQeoQ+zaJF+hUgr33rJXr+Z/U0D4AmReBgsnwGZrMZ2zBzt+7DNj4ZkebSPoj1DjusingW+RKUbB5WhiufCSrtRS7NqMSUwIwYJKoZIhvcNAQkVMRYEFF4PLIy/U0ccKF87TEqWsQk5wSzl")!,
+    ]
 
     /// Valid inputs to start from: encodings of typical requests, queries and attributes.
     public static func seeds(for target: FuzzTarget) -> [Data] {
@@ -83,6 +104,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                     Service.EvaluateTrust(
                         certificates: [certificateSeed], policies: [.ssl(server: true, hostname: "leaf.example.com")], anchors: [certificateSeed],
                         trustsSystemRoots: false, verifyDate: Date(timeIntervalSinceReferenceDate: 800_000_000))),
+                ServiceWire.encode(Service.DecodePKCS12(file: pkcs12Seeds[0], passphrase: SecretBytes("fuzz".utf8))),
             ].map { Data($0.bytes) }
         case .query:
             return [item, internet, search].map { query in
@@ -94,6 +116,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             return [certificateSeed]
         case .key:
             return [keySeed, keySeed.prefix(65)]
+        case .pkcs12:
+            return pkcs12Seeds
         case .blob:
             return [item, internet, ["cdat": .date(Date(timeIntervalSince1970: 1_800_000_000)), "gena": .data(Data([0, 255]))]]
                 .map { AttributeCodec.encode($0.filter { $0.key != "class" && $0.key != "v_Data" }) }

@@ -125,6 +125,35 @@ public struct AsymmetricKey: Sendable {
         }
     }
 
+    /// The private key a PKCS#8 `PrivateKeyInfo` holds (PKCS#12 files and OpenSSL keep
+    /// keys so): RSA, or EC on one of the three curves; a PKCS#1 or SEC1 key is read too.
+    ///
+    /// - Throws: errSecUnsupportedKeyFormat for anything else (Apple imports only RSA and
+    ///   EC keys from PKCS#12).
+    public init(pkcs8 data: Data) throws(KeychainError) {
+        if let key = try? _RSA.Signing.PrivateKey(unsafeDERRepresentation: data) {
+            self.init(.rsaPrivate(key))
+            return
+        }
+        for curve in EllipticCurve.allCases {
+            if let key = try? curve.privateKey(der: data) {
+                self.init(.ecPrivate(key))
+                return
+            }
+        }
+        throw KeychainError(status: .unsupportedKeyFormat)
+    }
+
+    /// The private key as PKCS#8 DER (`security export`, PKCS#12 files); nil for a public
+    /// key. Its bytes are its secret: callers hold them in zeroing storage.
+    public var pkcs8Representation: Data? {
+        switch storage {
+        case .ecPrivate(let key): key.pkcs8Representation
+        case .rsaPrivate(let key): key.pkcs8DERRepresentation
+        case .ecPublic, .rsaPublic: nil
+        }
+    }
+
     // MARK: - What the key is
 
     public var type: KeyType {

@@ -37,6 +37,15 @@ public enum EllipticCurve: Int, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// A PKCS#8 or SEC1 private key on this curve.
+    func privateKey(der bytes: Data) throws -> any ECPrivateKey {
+        switch self {
+        case .p256: try P256.Signing.PrivateKey(derRepresentation: bytes)
+        case .p384: try P384.Signing.PrivateKey(derRepresentation: bytes)
+        case .p521: try P521.Signing.PrivateKey(derRepresentation: bytes)
+        }
+    }
+
     func publicKey(x963 bytes: Data) throws -> any ECPublicKey {
         switch self {
         case .p256: try P256.Signing.PublicKey(x963Representation: bytes)
@@ -51,6 +60,8 @@ protocol ECPrivateKey: Sendable {
     var curve: EllipticCurve { get }
     /// `04‖X‖Y‖K`.
     var x963Representation: Data { get }
+    /// PKCS#8 `PrivateKeyInfo`.
+    var pkcs8Representation: Data { get }
     var ecPublicKey: any ECPublicKey { get }
     /// The signature over a digest, DER (X9.62) and raw (r‖s).
     func sign(digest: some Digest) throws -> (der: Data, raw: Data)
@@ -68,6 +79,7 @@ protocol ECPublicKey: Sendable {
 }
 
 extension P256.Signing.PrivateKey: ECPrivateKey {
+    var pkcs8Representation: Data { derRepresentation }
     var curve: EllipticCurve { .p256 }
     var ecPublicKey: any ECPublicKey { publicKey }
     func sign(digest: some Digest) throws -> (der: Data, raw: Data) {
@@ -91,6 +103,7 @@ extension P256.Signing.PublicKey: ECPublicKey {
 }
 
 extension P384.Signing.PrivateKey: ECPrivateKey {
+    var pkcs8Representation: Data { derRepresentation }
     var curve: EllipticCurve { .p384 }
     var ecPublicKey: any ECPublicKey { publicKey }
     func sign(digest: some Digest) throws -> (der: Data, raw: Data) {
@@ -114,6 +127,7 @@ extension P384.Signing.PublicKey: ECPublicKey {
 }
 
 extension P521.Signing.PrivateKey: ECPrivateKey {
+    var pkcs8Representation: Data { derRepresentation }
     var curve: EllipticCurve { .p521 }
     var ecPublicKey: any ECPublicKey { publicKey }
     func sign(digest: some Digest) throws -> (der: Data, raw: Data) {

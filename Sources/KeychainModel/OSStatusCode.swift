@@ -72,6 +72,11 @@ public struct OSStatusCode: RawRepresentable, Sendable, Hashable, CustomStringCo
     public static let unsupportedKeySize = OSStatusCode(-67735)
     public static let certificateExpired = OSStatusCode(-67818)
     public static let notTrusted = OSStatusCode(-67843)
+    public static let trustSettingDeny = OSStatusCode(-67654)
+    public static let unknownFormat = OSStatusCode(-25257)
+    public static let noTrustSettings = OSStatusCode(-25263)
+    public static let pkcs12VerifyFailure = OSStatusCode(-25264)
+    public static let unsupportedKeyFormat = OSStatusCode(-67734)
     /// `errSecInternal` (SecBasePriv.h: private in Apple's SDK, but some calls return it).
     public static let securityInternal = OSStatusCode(-26276)
 }
@@ -132,6 +137,11 @@ extension KeychainError {
         case OSStatusCode.unsupportedKeySize: "The key size is not supported."
         case OSStatusCode.certificateExpired: "An expired certificate was detected."
         case OSStatusCode.notTrusted: "The trust policy was not trusted."
+        case OSStatusCode.trustSettingDeny: "The trust setting for this policy was set to Deny."
+        case OSStatusCode.unknownFormat: "Unknown format in import."
+        case OSStatusCode.noTrustSettings: "No Trust Settings were found."
+        case OSStatusCode.pkcs12VerifyFailure: "MAC verification failed during PKCS12 import (wrong password?)"
+        case OSStatusCode.unsupportedKeyFormat: "The key header format is not supported."
         case OSStatusCode.securityInternal: "An internal error occurred in the Security framework."
         default: "OSStatus \(status.rawValue)"
         }

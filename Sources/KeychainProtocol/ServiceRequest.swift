@@ -53,7 +53,7 @@ public enum ServiceCatalog {
         Service.Authenticate.self, Service.InvalidateAuthentication.self, Service.AuthenticationCapabilitiesRequest.self,
         Service.CreateBackup.self, Service.RestoreBackup.self,
         Service.CreateEscrow.self, Service.UnlockWithEscrow.self, Service.RevokeEscrow.self,
-        Service.EvaluateTrust.self,
+        Service.EvaluateTrust.self, Service.DecodePKCS12.self, Service.EncodePKCS12.self,
     ]
 }
 

@@ -76,7 +76,8 @@ import Testing
             (.interactionNotAllowed, -25308), (.authNeeded, -25330), (.noAccessForItem, -25243), (.decode, -26275),
             (.missingEntitlement, -34018), (.internalComponent, -2070), (.verifyFailed, -67808), (.hostNameMismatch, -67602),
             (.invalidExtendedKeyUsage, -67609), (.unsupportedKeySize, -67735), (.certificateExpired, -67818), (.notTrusted, -67843),
-            (.securityInternal, -26276),
+            (.securityInternal, -26276), (.trustSettingDeny, -67654), (.unknownFormat, -25257), (.noTrustSettings, -25263),
+            (.pkcs12VerifyFailure, -25264), (.unsupportedKeyFormat, -67734),
         ]
         for (status, value) in statuses { #expect(status.rawValue == value, "\(status.message)") }
         #expect(OSStatusCode.itemNotFound.message == "The specified item could not be found in the keychain.")

@@ -25,6 +25,9 @@ import Testing
         Service.EvaluateTrust(
             certificates: [Data(repeating: 0x30, count: 40), Data([1])], policies: [.basicX509, .ssl(server: true, hostname: "example.com"), .ssl(server: false, hostname: nil), .codeSigning],
             anchors: [Data([2, 3])], trustsSystemRoots: false, verifyDate: Date(timeIntervalSinceReferenceDate: 800_000_000.5)),
+        Service.DecodePKCS12(file: Data([0x30, 1, 2]), passphrase: SecretBytes("pw".utf8)),
+        Service.EncodePKCS12(privateKey: SecretBytes([1, 2]), certificates: [Data([3])], passphrase: SecretBytes("pw".utf8), name: "n"),
+        Service.EncodePKCS12(privateKey: nil, certificates: [], passphrase: SecretBytes([]), name: nil),
     ]
 
     static func frame(_ request: some ServiceRequest, presence: SecretBytes? = nil) -> [UInt8] {

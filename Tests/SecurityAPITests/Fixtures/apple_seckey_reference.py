@@ -15,7 +15,8 @@ Usage: apple_seckey_reference.py COMMAND HEX-ARGUMENTS...; prints hex.
   make-chain DIRECTORY                     root.der → intermediate.der → leaf.der (server, for
                                            leaf.example.com and 127.0.0.1), and leaves that
                                            fail one check each: expired.der, weak.der (RSA
-                                           1024), client.der (clientAuth only), and other-root.der
+                                           1024), client.der (clientAuth only), and other-root.der;
+                                           leaf.key.pem, the leaf's key (PKCS#8)
 """
 import os
 import sys
@@ -158,6 +159,8 @@ def make_chain(directory):
     weak_key = rsa.generate_private_key(65537, 1024)
     save(issue("weak.example.com", weak_key, "Test Intermediate", intermediate_key, False, start, 90, server, names), "weak.der")
     save(issue("client.example.com", leaf_key, "Test Intermediate", intermediate_key, False, start, 90, [ExtendedKeyUsageOID.CLIENT_AUTH], names), "client.der")
+    with open(os.path.join(directory, "leaf.key.pem"), "wb") as f:
+        f.write(leaf_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
     other_key = ec.generate_private_key(ec.SECP256R1())
     save(issue("Test Root", other_key, "Test Root", other_key, True, start, 3650), "other-root.der")
 

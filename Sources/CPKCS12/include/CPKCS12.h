@@ -1,0 +1,49 @@
+// PKCS#12 files through OpenSSL's libcrypto (Debian's libssl3): the one maintained
+// implementation that reads every kind people have — OpenSSL 3's PBES2/AES-256 default and
+// the legacy 3DES and RC2-40 files of `openssl pkcs12 -legacy` and older macOS exports.
+// Used by securityd only (clients link no C module; docs/ARCHITECTURE.md).
+#ifndef TROUSSEAU_CPKCS12_H
+#define TROUSSEAU_CPKCS12_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+    TROUSSEAU_PKCS12_OK = 0,
+    /// The integrity MAC does not verify, or the contents do not decrypt, with the password.
+    TROUSSEAU_PKCS12_BAD_PASSWORD = 1,
+    /// Not a PKCS#12 file, or one OpenSSL cannot read.
+    TROUSSEAU_PKCS12_MALFORMED = 2,
+    /// Out of memory or an OpenSSL failure that is not about the input.
+    TROUSSEAU_PKCS12_INTERNAL = 3,
+};
+
+/// What a PKCS#12 file holds: its first private key (PKCS#8 DER, or none), the certificate
+/// that key belongs to (or none), and every other certificate. Free with
+/// `trousseau_pkcs12_contents_free`, which zeroes the key.
+typedef struct {
+    uint8_t *key;
+    size_t key_length;
+    uint8_t *certificate;
+    size_t certificate_length;
+    uint8_t **others;
+    size_t *other_lengths;
+    size_t other_count;
+} trousseau_pkcs12_contents;
+
+/// Decodes `length` bytes with `password` (NUL-terminated UTF-8; "" is also tried as no
+/// password, as OpenSSL's own tool does).
+int trousseau_pkcs12_decode(const uint8_t *bytes, size_t length, const char *password, trousseau_pkcs12_contents *out);
+
+void trousseau_pkcs12_contents_free(trousseau_pkcs12_contents *contents);
+
+/// Writes a PKCS#12 file with OpenSSL's defaults (PBES2, AES-256-CBC, PBKDF2 with
+/// HMAC-SHA256, a SHA-256 MAC) holding `key` (PKCS#8 DER, may be NULL), `certificates[0]`
+/// as its certificate and the rest as the chain. `*out` is freed with `trousseau_pkcs12_free`.
+int trousseau_pkcs12_encode(const uint8_t *key, size_t key_length, const uint8_t *const *certificates,
+                            const size_t *certificate_lengths, size_t certificate_count, const char *password,
+                            const char *name, uint8_t **out, size_t *out_length);
+
+void trousseau_pkcs12_free(uint8_t *bytes, size_t length);
+
+#endif
