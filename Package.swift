@@ -154,7 +154,7 @@ let package = Package(
         .executableTarget(
             name: "security",
             dependencies: [
-                "CodeSigning", "KeychainCertificates", "KeychainSystem",
+                "CodeSigning", "KeychainCertificates", "KeychainKeys", "KeychainSystem",
                 "KeychainModel",
                 "KeychainClient",
                 "KeychainProtocol",

@@ -263,7 +263,7 @@ enum CertificateCommands {
 
     /// Every item of a certificate-bearing class (certificates, identities) with its
     /// certificate read; none is not an error.
-    private static func all(_ itemClass: String, _ session: ToolSession) throws(KeychainError) -> [(fields: CertificateFields, attributes: [String: KeychainValue])] {
+    static func all(_ itemClass: String, _ session: ToolSession) throws(KeychainError) -> [(fields: CertificateFields, attributes: [String: KeychainValue])] {
         let query: [String: KeychainValue] = [
             QueryKey.itemClass: .string(itemClass), QueryKey.matchLimit: .string(SecName.kSecMatchLimitAll),
             QueryKey.returnAttributes: .bool(true), QueryKey.returnData: .bool(true),
@@ -281,7 +281,7 @@ enum CertificateCommands {
     }
 
     /// The item dictionaries of a `kSecMatchLimitAll` result.
-    private static func items(_ value: KeychainValue?) -> [[String: KeychainValue]] {
+    static func items(_ value: KeychainValue?) -> [[String: KeychainValue]] {
         guard case .array(let values)? = value else { return [] }
         return values.compactMap { value in
             if case .dictionary(let item) = value { return item }

@@ -243,6 +243,37 @@ enum CommandTable {
                 """,
             help: "Delete a certificate from a keychain.", run: CertificateCommands.deleteCertificate),
         ToolCommand(
+            name: "export",
+            usage: """
+                [-k keychain] [-t type] [-f format] [-w] [-p] [-P passphrase] [-o outfile]
+                    -k  keychain to export items from
+                    -t  Type = certs|allKeys|pubKeys|privKeys|identities|all  (Default: all)
+                    -f  Format = openssl|openssh1|openssh2|bsafe|pkcs7|pkcs8|pkcs12|pemseq|x509
+                        ...default format is pemseq for aggregate, openssl for single
+                    -w  Private keys are wrapped
+                    -p  PEM encode the output
+                    -P  Specify wrapping passphrase immediately (default is secure passphrase via GUI)
+                    -o  Specify output file (default is stdout)
+                Use of the -P option is insecure
+                """,
+            help: "Export items from a keychain.", run: ImportExportCommands.exportItems, echo: ImportExportCommands.hidingPassphrase),
+        ToolCommand(
+            name: "import",
+            usage: """
+                inputfile [-k keychain] [-t type] [-f format] [-w] [-P passphrase] [options...]
+                    -k  Target keychain to import into
+                    -t  Type = pub|priv|session|cert|agg
+                    -f  Format = openssl|openssh1|openssh2|bsafe|raw|pkcs7|pkcs8|pkcs12|netscape|pemseq
+                    -w  Specify that private keys are wrapped and must be unwrapped on import
+                    -x  Specify that private keys are non-extractable after being imported
+                    -P  Specify wrapping passphrase immediately (default is secure passphrase via GUI)
+                    -a  Specify name and value of extended attribute (can be used multiple times)
+                    -A  Allow any application to access the imported key without warning (insecure, not recommended!)
+                    -T  Specify an application which may access the imported key (multiple -T options are allowed)
+                Use of the -P option is insecure
+                """,
+            help: "Import items into a keychain.", run: ImportExportCommands.importItems, echo: ImportExportCommands.hidingPassphrase),
+        ToolCommand(
             name: "verify-cert",
             usage: """
                 [options...] [url]

@@ -1,0 +1,307 @@
+import FoundationEssentials
+import KeychainCertificates
+import KeychainKeys
+import KeychainModel
+import KeychainProtocol
+import SwiftASN1
+
+/// `import` and `export` (`keychain_import.c`, `keychain_export.m`): certificates, private
+/// keys and identities in and out of the keychain, in the files people have — PKCS#12
+/// (securityd opens and writes it with OpenSSL), PEM, DER.
+enum ImportExportCommands {
+    /// What one file holds.
+    struct Contents {
+        var certificates: [CertificateFields] = []
+        var keys: [AsymmetricKey] = []
+    }
+
+    /// `import inputfile [-k keychain] [-t type] [-f format] [-w] [-x] [-P passphrase]
+    /// [-a name value] [-A] [-T appPath]...`. The format comes from the content unless `-f`
+    /// names it (fastlane imports PEM keys from files named `.p12`). Prints what it added as
+    /// macOS does; with `-f pkcs12`, nothing (macOS's tool counts only the typed items
+    /// `SecKeychainItemImport` returns, and `SecPKCS12Import` returns dictionaries).
+    /// `-A`, `-T` and `-w` are accepted: there are no per-application ACLs on file keys here
+    /// (docs/ARCHITECTURE.md); `-x` makes the keys not extractable.
+    static func importItems(_ arguments: [String], _ session: ToolSession) -> Int32 {
+        guard arguments.count >= 2, !(arguments.count == 2 && arguments[1].hasPrefix("-")) else { return ToolCommand.showUsage }
+        let file = arguments[1]
+        // `-a name value`: getopt takes the name, the tool the next word as its value.
+        var words = Array(arguments.dropFirst(2))
+        while let index = words.firstIndex(of: "-a") {
+            guard index + 2 < words.count else { return ToolCommand.showUsage }
+            words.removeSubrange(index...(index + 2))
+        }
+        guard let parsed = try? OptionParser("k:t:f:P:wxhAT:").parse(words[...]), parsed.operands.isEmpty,
+            !parsed.options.contains(where: { $0.name == "h" })
+        else { return ToolCommand.showUsage }
+        var format: String?
+        var passphrase: SecretBytes?
+        var extractable = true
+        for option in parsed.options {
+            switch option.name {
+            case "k":
+                if let keychain = option.value, !session.names(keychain: keychain) {
+                    ToolOutput.report("SecKeychainItemImport", status: .noSuchKeychain)
+                    return 1
+                }
+            case "t":
+                guard ["pub", "priv", "session", "cert", "agg"].contains(option.value ?? "") else { return ToolCommand.showUsage }
+            case "f":
+                let formats = ["openssl", "openssh1", "openssh2", "bsafe", "raw", "pkcs7", "pkcs8", "pkcs12", "netscape", "x509", "pemseq"]
+                guard let value = option.value, formats.contains(value) else { return ToolCommand.showUsage }
+                format = value
+            case "P": passphrase = SecretBytes(Array((option.value ?? "").utf8))
+            case "x": extractable = false
+            default: break
+            }
+        }
+        guard let data = FileManager.default.contents(atPath: file) else {
+            ToolOutput.report("Error reading infile \(file): No such file or directory")
+            return 1
+        }
+        let isPKCS12 = format == "pkcs12" || (format == nil && looksLikePKCS12(data))
+        let contents: Contents
+        do throws(KeychainError) {
+            if isPKCS12 {
+                let password = passphrase ?? PasswordPrompt.read("Enter the password for \"\(file.split(separator: "/").last.map(String.init) ?? file)\": ") ?? SecretBytes([])
+                contents = try openPKCS12(data, password: password, session)
+            } else {
+                contents = try read(data)
+            }
+        } catch {
+            ToolOutput.report("SecKeychainItemImport", error)
+            return 1
+        }
+        let counts: (identities: Int, keys: Int, certificates: Int)
+        do throws(KeychainError) {
+            counts = try add(contents, extractable: extractable, session)
+        } catch {
+            ToolOutput.report("SecKeychainItemImport", error)
+            return 1
+        }
+        if format != "pkcs12" {
+            for (count, one, many) in [(counts.identities, "identity", "identities"), (counts.keys, "key", "keys"), (counts.certificates, "certificate", "certificates")]
+            where count > 0 {
+                ToolOutput.print("\(count) \(count > 1 ? many : one) imported.\n")
+            }
+        }
+        return 0
+    }
+
+    /// A DER `PFX`: a SEQUENCE whose first element is INTEGER 3.
+    private static func looksLikePKCS12(_ data: Data) -> Bool {
+        guard let root = try? DER.parse(Array(data)), case .constructed(let nodes) = root.content,
+            let version = nodes.first(where: { _ in true }), let integer = try? Int(derEncoded: version)
+        else { return false }
+        return integer == 3
+    }
+
+    private static func openPKCS12(_ data: Data, password: SecretBytes, _ session: ToolSession) throws(KeychainError) -> Contents {
+        let opened = try session.call(Service.DecodePKCS12(file: data, passphrase: password))
+        var contents = Contents()
+        if let key = opened.privateKey {
+            let parsed = key.withUnsafeBytes { bytes in Result { () throws(KeychainError) in try AsymmetricKey(pkcs8: Data(bytes)) } }
+            contents.keys.append(try parsed.get())
+        }
+        for der in [opened.certificate].compactMap({ $0 }) + opened.otherCertificates {
+            guard let certificate = try? CertificateFields(der: Array(der)) else { throw KeychainError(status: .decode) }
+            contents.certificates.append(certificate)
+        }
+        return contents
+    }
+
+    /// PEM (any number of certificates and keys) or one DER certificate or key.
+    static func read(_ data: Data) throws(KeychainError) -> Contents {
+        var contents = Contents()
+        if let text = String(data: data, encoding: .utf8), let begin = text.firstRange(of: "-----BEGIN") {
+            guard let documents = try? PEMDocument.parseMultiple(pemString: String(text[begin.lowerBound...])), !documents.isEmpty else {
+                throw KeychainError(status: .unknownFormat)
+            }
+            for document in documents {
+                switch document.discriminator {
+                case "CERTIFICATE", "X509 CERTIFICATE", "TRUSTED CERTIFICATE":
+                    guard let certificate = try? CertificateFields(der: document.derBytes) else { throw KeychainError(status: .decode) }
+                    contents.certificates.append(certificate)
+                case "PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY":
+                    contents.keys.append(try AsymmetricKey(pkcs8: Data(document.derBytes)))
+                default:
+                    // Encrypted keys, public keys, PKCS#7: not read (docs/ARCHITECTURE.md).
+                    throw KeychainError(status: .unknownFormat)
+                }
+            }
+            return contents
+        }
+        if let certificate = try? CertificateFields(der: Array(data)) {
+            contents.certificates.append(certificate)
+        } else if let key = try? AsymmetricKey(pkcs8: data) {
+            contents.keys.append(key)
+        } else {
+            throw KeychainError(status: .unknownFormat)
+        }
+        return contents
+    }
+
+    /// Adds what a file holds: each key with the certificate of its public key as an
+    /// identity (the certificate may be there already; both being there is a duplicate),
+    /// the other keys and certificates alone. Counts them as macOS's tool does.
+    private static func add(_ contents: Contents, extractable: Bool, _ session: ToolSession) throws(KeychainError)
+        -> (identities: Int, keys: Int, certificates: Int)
+    {
+        var counts = (identities: 0, keys: 0, certificates: 0)
+        var paired = Set<Int>()
+        for key in contents.keys {
+            var attributes = key.attributes
+            attributes[SecName.kSecAttrLabel] = .string(key.keyClass == .private ? "Imported Private Key" : "Imported Public Key")
+            if !extractable { attributes[SecName.kSecAttrIsExtractable] = .bool(false) }
+            guard key.keyClass == .private,
+                let index = contents.certificates.firstIndex(where: { $0.publicKeyHash == key.applicationLabel })
+            else {
+                try session.call(Service.Add(attributes))
+                counts.keys += 1
+                continue
+            }
+            paired.insert(index)
+            var certificateThere = false
+            do {
+                try session.call(Service.Add(contents.certificates[index].itemAttributes))
+            } catch where error == .duplicateItem {
+                certificateThere = true
+            }
+            do {
+                try session.call(Service.Add(attributes))
+            } catch where error == .duplicateItem && !certificateThere {
+                // The key was there and its certificate was not: the identity is new.
+            }
+            counts.identities += 1
+        }
+        for (index, certificate) in contents.certificates.enumerated() where !paired.contains(index) {
+            try session.call(Service.Add(certificate.itemAttributes))
+            counts.certificates += 1
+        }
+        return counts
+    }
+
+    /// The words `-v` echoes, the passphrase hidden.
+    static func hidingPassphrase(_ words: [String]) -> [String] {
+        var hidden = words
+        for index in hidden.indices.dropFirst() where hidden[index - 1] == "-P" { hidden[index] = "<hidden>" }
+        for index in hidden.indices where hidden[index].hasPrefix("-P") && hidden[index].count > 2 { hidden[index] = "-P<hidden>" }
+        return hidden
+    }
+}
+
+extension ImportExportCommands {
+    /// `export [-k keychain] [-t type] [-f format] [-w] [-p] [-P passphrase] [-o outfile]`:
+    /// certificates as DER (`x509`, one) or PEM (`pemseq`, `-p`); private keys only inside a
+    /// PKCS#12 file (`-f pkcs12`), with their certificates when they are identities. A
+    /// PKCS#12 file holds one private key here (OpenSSL's writer); other formats for keys are
+    /// errSecUnimplemented (docs/ARCHITECTURE.md).
+    static func exportItems(_ arguments: [String], _ session: ToolSession) -> Int32 {
+        guard let parsed = try? OptionParser("k:o:t:f:P:wph").parse(arguments.dropFirst()), parsed.operands.isEmpty,
+            !parsed.options.contains(where: { $0.name == "h" })
+        else { return ToolCommand.showUsage }
+        var type = "all"
+        var format: String?
+        var pem = false
+        var passphrase: SecretBytes?
+        var output: String?
+        for option in parsed.options {
+            switch option.name {
+            case "k":
+                if let keychain = option.value, !session.names(keychain: keychain) {
+                    ToolOutput.report("SecKeychainItemExport", status: .noSuchKeychain)
+                    return 1
+                }
+            case "t":
+                guard let value = option.value, ["certs", "allKeys", "pubKeys", "privKeys", "identities", "all"].contains(value) else {
+                    return ToolCommand.showUsage
+                }
+                type = value
+            case "f":
+                let formats = ["openssl", "openssh1", "openssh2", "bsafe", "pkcs7", "pkcs8", "pkcs12", "netscape", "x509", "pemseq"]
+                guard let value = option.value, formats.contains(value) else { return ToolCommand.showUsage }
+                format = value
+            case "p": pem = true
+            case "P": passphrase = SecretBytes(Array((option.value ?? "").utf8))
+            case "o": output = option.value
+            default: break
+            }
+        }
+        let bytes: [UInt8]
+        do throws(KeychainError) {
+            let items = try gather(type, session)
+            let count = items.certificates.count + items.keys.count
+            guard count > 0 else { throw KeychainError(status: .param) }
+            switch format ?? (count > 1 ? "pemseq" : items.certificates.isEmpty ? "openssl" : "x509") {
+            case "pkcs12":
+                guard items.keys.count <= 1 else { throw KeychainError(status: .unimplemented, message: "one private key per PKCS#12 file") }
+                let password = passphrase ?? PasswordPrompt.read("Enter the passphrase for the exported file: ") ?? SecretBytes([])
+                let key = try items.keys.first.map { key throws(KeychainError) in
+                    guard let pkcs8 = key.pkcs8Representation else { throw KeychainError(status: .param) }
+                    return SecretBytes(pkcs8)
+                }
+                // The key's certificate first, as PKCS12_create wants it.
+                let label = items.keys.first?.applicationLabel
+                let ordered = items.certificates.filter { $0.publicKeyHash == label } + items.certificates.filter { $0.publicKeyHash != label }
+                let file = try session.call(
+                    Service.EncodePKCS12(privateKey: key, certificates: ordered.map { Data($0.der) }, passphrase: password, name: nil))
+                bytes = Array(file.bytes)
+            case "x509" where items.keys.isEmpty && items.certificates.count == 1:
+                bytes = pem ? Array(CertificateCommands.pem(items.certificates[0].der).utf8) : items.certificates[0].der
+            case "pemseq" where items.keys.isEmpty:
+                bytes = Array(items.certificates.map { CertificateCommands.pem($0.der) }.joined().utf8)
+            default:
+                throw KeychainError(status: .unimplemented, message: "this format for these items")
+            }
+        } catch {
+            ToolOutput.report("SecKeychainItemExport", error)
+            return 1
+        }
+        guard let output else {
+            ToolOutput.print(bytes: bytes)
+            return 0
+        }
+        guard FileManager.default.createFile(atPath: output, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
+            ToolOutput.report("Error writing to \(output): Permission denied")
+            return 1
+        }
+        if !session.quiet { ToolOutput.error("...\(bytes.count) bytes written to \(output)\n") }
+        return 0
+    }
+
+    /// The items `-t` names: certificates, private and public keys, or identities (each
+    /// private key with its certificate).
+    private static func gather(_ type: String, _ session: ToolSession) throws(KeychainError) -> (certificates: [CertificateFields], keys: [AsymmetricKey]) {
+        let certificates = type == "certs" || type == "all" || type == "identities" ? try CertificateCommands.all(SecName.kSecClassCertificate, session).map(\.fields) : []
+        var keys: [AsymmetricKey] = []
+        for (keyClass, wanted) in [(AsymmetricKey.KeyClass.private, ["allKeys", "privKeys", "identities", "all"]), (.public, ["allKeys", "pubKeys"])]
+        where wanted.contains(type) {
+            keys += try storedKeys(keyClass, session)
+        }
+        guard type == "identities" else { return (certificates, keys) }
+        let identities = keys.filter { key in certificates.contains { $0.publicKeyHash == key.applicationLabel } }
+        return (certificates.filter { certificate in identities.contains { $0.applicationLabel == certificate.publicKeyHash } }, identities)
+    }
+
+    private static func storedKeys(_ keyClass: AsymmetricKey.KeyClass, _ session: ToolSession) throws(KeychainError) -> [AsymmetricKey] {
+        let query: [String: KeychainValue] = [
+            QueryKey.itemClass: .string(SecName.kSecClassKey), SecName.kSecAttrKeyClass: .string(keyClass.attributeValue),
+            QueryKey.matchLimit: .string(SecName.kSecMatchLimitAll), QueryKey.returnAttributes: .bool(true), QueryKey.returnData: .bool(true),
+        ]
+        let found: KeychainValue?
+        do {
+            found = try session.call(Service.CopyMatching(query))
+        } catch where error == .itemNotFound {
+            return []
+        }
+        var keys: [AsymmetricKey] = []
+        for item in CertificateCommands.items(found) {
+            // The store keeps the key type as a number, as Apple's does ("73"/73 alike).
+            let typeName = item[SecName.kSecAttrKeyType].flatMap { $0.stringValue ?? $0.numberValue.map { String($0) } }
+            guard let data = item[QueryKey.valueData]?.dataValue, let type = typeName.flatMap(AsymmetricKey.KeyType.init(attributeValue:)) else { continue }
+            if item[SecName.kSecAttrIsExtractable]?.boolValue == false { throw KeychainError(status: .dataNotAvailable) }
+            if let key = try? AsymmetricKey(externalRepresentation: data, type: type, keyClass: keyClass) { keys.append(key) }
+        }
+        return keys
+    }
+}
