@@ -77,6 +77,9 @@ public struct OSStatusCode: RawRepresentable, Sendable, Hashable, CustomStringCo
     public static let noTrustSettings = OSStatusCode(-25263)
     public static let pkcs12VerifyFailure = OSStatusCode(-25264)
     public static let unsupportedKeyFormat = OSStatusCode(-67734)
+    /// `errAuthorizationInteractionNotAllowed` (Authorization.h): what macOS's trust
+    /// commands report when the administrator's settings cannot be authorized.
+    public static let authorizationInteractionNotAllowed = OSStatusCode(-60007)
     /// `errSecInternal` (SecBasePriv.h: private in Apple's SDK, but some calls return it).
     public static let securityInternal = OSStatusCode(-26276)
 }
@@ -142,6 +145,7 @@ extension KeychainError {
         case OSStatusCode.noTrustSettings: "No Trust Settings were found."
         case OSStatusCode.pkcs12VerifyFailure: "MAC verification failed during PKCS12 import (wrong password?)"
         case OSStatusCode.unsupportedKeyFormat: "The key header format is not supported."
+        case OSStatusCode.authorizationInteractionNotAllowed: "The authorization was denied since no user interaction was possible."
         case OSStatusCode.securityInternal: "An internal error occurred in the Security framework."
         default: "OSStatus \(status.rawValue)"
         }

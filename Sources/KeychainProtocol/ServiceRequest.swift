@@ -54,6 +54,7 @@ public enum ServiceCatalog {
         Service.CreateBackup.self, Service.RestoreBackup.self,
         Service.CreateEscrow.self, Service.UnlockWithEscrow.self, Service.RevokeEscrow.self,
         Service.EvaluateTrust.self, Service.DecodePKCS12.self, Service.EncodePKCS12.self,
+        Service.SetTrustSettings.self, Service.RemoveTrustSettings.self, Service.CopyTrustSettings.self,
     ]
 }
 

@@ -12,14 +12,18 @@ public struct RequestDispatcher: Sendable {
     let store: KeychainStore
     let enclave: EnclaveClient
     let localRoot: LocalDeveloperRoot
+    let trustSettings: TrustSettingsStore
 
-    /// - Parameter home: the keychain's home, where the local developer root is trusted.
+    /// - Parameters:
+    ///   - home: the keychain's home, where the local developer root is trusted.
+    ///   - adminTrustSettings: the administrator's trust settings file (tests name another).
     /// - Throws: `errSecInternalComponent` when a request of the catalog has no handler
     ///   (a build that would refuse it at run time does not start).
-    public init(store: KeychainStore, enclave: EnclaveClient, home: String) throws {
+    public init(store: KeychainStore, enclave: EnclaveClient, home: String, adminTrustSettings: String? = nil) throws {
         self.store = store
         self.enclave = enclave
         self.localRoot = LocalDeveloperRoot(store: store, home: home)
+        self.trustSettings = TrustSettingsStore(store: store, adminPath: adminTrustSettings ?? TrustSettingsStore.defaultAdminPath)
         if let missing = Self.unservedRequests.first {
             throw KeychainError(status: OSStatusCode.internalComponent, message: "no handler for \(missing)")
         }

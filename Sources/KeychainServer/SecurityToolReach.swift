@@ -15,10 +15,11 @@ extension RequestDispatcher {
     /// entitled groups. The `security` tool has its own group; it lists every item's
     /// attributes; reading another group's secret or changing another group's item needs
     /// the user's presence (see ``requirePresenceOnceAPasscodeIsSet(_:)``). The local
-    /// developer root's key is beyond everyone's reach.
+    /// developer root's key and the trust settings are beyond everyone's reach (trust
+    /// settings change through their own requests).
     func reach(of caller: Caller, for access: ItemAccess, presence: Bool) throws -> AccessGroups {
         guard caller.role == .securityTool else { return caller.accessGroups }
-        let everything = AccessGroups.every(own: Caller.securityToolGroup, except: [LocalDeveloperRoot.accessGroup])
+        let everything = AccessGroups.every(own: Caller.securityToolGroup, except: [LocalDeveloperRoot.accessGroup, TrustSettingsStore.accessGroup])
         if presence { return everything }
         let query: [String: KeychainValue]
         switch access {

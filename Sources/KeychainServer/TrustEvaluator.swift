@@ -25,11 +25,12 @@ enum TrustEvaluator {
         /// `expired` is Apple's TemporalValidity check: outside the validity period on either
         /// side (a certificate not yet valid is errSecCertificateExpired too; Apple's
         /// errSecCertificateNotValidYet is its NotValidBefore check, an issuing-date policy).
-        case keySize, notTrusted, missingIntermediate, usage, name, expired
+        case keySize, denied, notTrusted, missingIntermediate, usage, name, expired
 
         var status: OSStatusCode {
             switch self {
             case .keySize: .unsupportedKeySize
+            case .denied: .trustSettingDeny
             case .notTrusted: .notTrusted
             case .missingIntermediate: .createChainFailed
             case .usage: .invalidExtendedKeyUsage
@@ -41,6 +42,7 @@ enum TrustEvaluator {
         func message(_ summary: String) -> String {
             switch self {
             case .keySize: "“\(summary)” certificate is using a broken key size"
+            case .denied: "User or administrator set “\(summary)” certificate as distrusted"
             case .notTrusted, .missingIntermediate: "“\(summary)” certificate is not trusted"
             case .usage: "“\(summary)” certificate is not permitted for this usage"
             case .name: "“\(summary)” certificate name does not match input"
@@ -52,18 +54,27 @@ enum TrustEvaluator {
     }
 
     static let trusted: UInt8 = 4  // kSecTrustResultUnspecified
+    static let deny: UInt8 = 3  // kSecTrustResultDeny
     static let recoverable: UInt8 = 5  // kSecTrustResultRecoverableTrustFailure
     static let otherError: UInt8 = 7  // kSecTrustResultOtherError
 
-    static func evaluate(_ request: Service.EvaluateTrust) -> Service.TrustEvaluation {
+    /// - Parameter settings: the user's and administrator's trust settings, in that order
+    ///   (the first for a certificate decides). Their anchors count unless the caller's
+    ///   anchors are the only ones; a `deny` counts always.
+    static func evaluate(_ request: Service.EvaluateTrust, settings: [TrustSettingsRecord] = []) -> Service.TrustEvaluation {
+        let decisions = TrustDecisions(settings, policies: request.policies)
         // Each certificate parsed once, both ways.
         let given = request.certificates.map(Parsed.init)
-        let anchorsGiven = request.anchors.map(Parsed.init)
+        let settingsAnchors = request.trustsSystemRoots ? decisions.anchors.map(Parsed.init) : []
+        let anchorsGiven = request.anchors.map(Parsed.init) + settingsAnchors
         guard let leaf = given[0].fields else {
             return Service.TrustEvaluation(result: otherError, status: .decode, message: "the certificate cannot be parsed", chain: [])
         }
         let others = given.dropFirst().compactMap(\.fields)
         let anchors = anchorsGiven.compactMap(\.fields)
+        // Certificates the settings deny are issuers too, so that a chain through one is
+        // reported as denied rather than as incomplete.
+        let denied = decisions.denied.compactMap { try? CertificateFields(der: Array($0)) }
         let anchorDER = Set(anchors.map(\.der))
         var known: [Certificate: CertificateFields] = [:]
         for parsed in given + anchorsGiven {
@@ -74,7 +85,7 @@ enum TrustEvaluator {
         // from the leaf, through the given certificates and anchors, without loops.
         var named = [leaf]
         while let tip = named.last, !tip.isSelfIssued, named.count < 16,
-            let issuer = (others + anchors).first(where: { candidate in
+            let issuer = (others + anchors + denied).first(where: { candidate in
                 candidate.subject.normalizedContent == tip.issuer.normalizedContent && !named.contains { $0.der == candidate.der }
             })
         {
@@ -110,12 +121,16 @@ enum TrustEvaluator {
                 failures.append((.expired, index))
             }
         }
+        for (index, certificate) in chain.enumerated() where decisions.decision(for: certificate.der) == .deny {
+            failures.append((.denied, index))
+        }
         let encoded = chain.map { Data($0.der) }
         guard let (failure, index) = failures.min(by: { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }) else {
             return Service.TrustEvaluation(result: trusted, status: .success, message: "", chain: encoded)
         }
         let summary = chain[index].subjectSummary ?? ""
-        return Service.TrustEvaluation(result: recoverable, status: failure.status, message: failure.message(summary), chain: encoded)
+        let result = failures.contains { $0.0 == .denied } ? deny : recoverable
+        return Service.TrustEvaluation(result: result, status: failure.status, message: failure.message(summary), chain: encoded)
     }
 
     /// A certificate as both parsers read it (either may refuse it: swift-certificates
@@ -187,6 +202,47 @@ enum TrustEvaluator {
             var serializer = DER.Serializer()  // a system root
             guard (try? serializer.serialize(certificate)) != nil else { return nil }
             return try? CertificateFields(der: serializer.serializedBytes)
+        }
+    }
+}
+
+/// What trust settings decide for the policies of one evaluation: for each certificate,
+/// the first record that names it (the user's before the administrator's), and in it the
+/// first usage constraint that applies with a decision; no constraints at all is trustRoot.
+struct TrustDecisions {
+    private var byCertificate: [[UInt8]: TrustSettingsResult] = [:]
+    /// The certificates the settings make anchors, in the settings' order.
+    private(set) var anchors: [Data] = []
+    /// The certificates the settings deny.
+    private(set) var denied: [Data] = []
+
+    init(_ records: [TrustSettingsRecord], policies: [Service.TrustPolicy]) {
+        for record in records where byCertificate[Array(record.certificate)] == nil {
+            let decision: TrustSettingsResult? =
+                record.constraints.isEmpty
+                ? .trustRoot
+                : record.constraints.lazy.filter { Self.applies($0, to: policies) }.compactMap { $0.result ?? .trustRoot }.first { $0 != .unspecified }
+            guard let decision else { continue }
+            byCertificate[Array(record.certificate)] = decision
+            if decision == .trustRoot || decision == .trustAsRoot { anchors.append(record.certificate) }
+            if decision == .deny { denied.append(record.certificate) }
+        }
+    }
+
+    func decision(for der: [UInt8]) -> TrustSettingsResult? { byCertificate[der] }
+
+    /// A constraint without a policy applies to every evaluation; one with a policy to an
+    /// evaluation under that policy (and for SSL, with its host name when it names one).
+    private static func applies(_ constraint: TrustUsageConstraint, to policies: [Service.TrustPolicy]) -> Bool {
+        guard let policy = constraint.policy else { return true }
+        return policies.contains { evaluated in
+            switch (policy, evaluated) {
+            case ("basic", .basicX509), ("codeSign", .codeSigning): return true
+            case ("ssl", .ssl(_, let hostname)):
+                guard let wanted = constraint.policyString else { return true }
+                return hostname?.lowercased() == wanted.lowercased()
+            default: return false
+            }
         }
     }
 }

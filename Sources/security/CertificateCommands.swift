@@ -312,6 +312,7 @@ enum CertificateCommands {
         case .hostNameMismatch: "CSSMERR_APPLETP_HOSTNAME_MISMATCH"
         case .invalidExtendedKeyUsage: "CSSMERR_APPLETP_INVALID_EXTENDED_KEY_USAGE"
         case .unsupportedKeySize: "CSSMERR_CSP_UNSUPPORTED_KEY_SIZE"
+        case .trustSettingDeny: "CSSMERR_APPLETP_TRUST_SETTING_DENY"
         default: "CSSMERR_TP_NOT_TRUSTED"  // not trusted, and a missing intermediate
         }
     }

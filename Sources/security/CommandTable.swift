@@ -274,6 +274,42 @@ enum CommandTable {
                 """,
             help: "Import items into a keychain.", run: ImportExportCommands.importItems, echo: ImportExportCommands.hidingPassphrase),
         ToolCommand(
+            name: "add-trusted-cert",
+            usage: """
+                [-d] [-r resultType] [-p policy] [-a appPath] [-s policyString] [-e allowedError] [-u keyUsage] [-k keychain] [-i settingsFileIn] [-o settingsFileOut] [certFile]
+                    -d                  Add to admin cert store; default is user
+                    -r resultType       resultType = trustRoot|trustAsRoot|deny|unspecified;
+                                              default is trustRoot
+                    -p policy           Specify policy constraint (ssl, smime, codeSign, IPSec, iChat,
+                                              basic, swUpdate, pkgSign, pkinitClient, pkinitServer, eap)
+                    -a appPath          Specify application constraint
+                    -s policyString     Specify policy-specific string
+                    -e allowedError     Specify allowed error (certExpired, hostnameMismatch) or integer
+                    -u keyUsage         Specify key usage, an integer
+                    -k keychain         Specify keychain to which cert is added
+                    -i settingsFileIn   Input trust settings file; default is user domain
+                    -o settingsFileOut  Output trust settings file; default is user domain
+                    certFile            Certificate(s)
+                """,
+            help: "Add trusted certificate(s).", run: TrustSettingsCommands.add),
+        ToolCommand(
+            name: "remove-trusted-cert",
+            usage: """
+                [-d] certFile
+                    -d                  Remove from admin cert store (default is user)
+                    certFile            Certificate(s)
+                """,
+            help: "Remove trusted certificate(s).", run: TrustSettingsCommands.remove),
+        ToolCommand(
+            name: "dump-trust-settings",
+            usage: """
+                [-s] [-d]
+                    -s                  Display trusted system certs (default is user)
+                    -d                  Display trusted admin certs (default is user)
+
+                """,
+            help: "Display contents of trust settings.", run: TrustSettingsCommands.dump),
+        ToolCommand(
             name: "verify-cert",
             usage: """
                 [options...] [url]

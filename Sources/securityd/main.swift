@@ -20,7 +20,8 @@ import Glibc
 // TROUSSEAU_SECURITYD_IDLE_SECONDS (exit after this long without clients; 0: never;
 // default 600); TROUSSEAU_SECURITYD_LOG (a file for diagnostics). A client that starts the
 // daemon passes only these (DaemonEnvironment). Test builds also read
-// TROUSSEAU_UNSAFE_FAST_KDF=1 (cheap passcode derivation) and TROUSSEAU_TEST_SENSOR=DIR
+// TROUSSEAU_UNSAFE_FAST_KDF=1 (cheap passcode derivation), TROUSSEAU_TEST_ADMIN_TRUST_SETTINGS=FILE
+// (the administrator's trust settings, instead of /etc/trousseau/trust-settings) and TROUSSEAU_TEST_SENSOR=DIR
 // (a scripted biometric sensor), which release builds do not contain.
 
 ProcessHardening.silenceCrashes()
@@ -67,15 +68,18 @@ do {
     }
     var launch = EnclaveClient.Launch()
     #if TROUSSEAU_TEST_HOOKS
+    let adminTrustSettings = environment["TROUSSEAU_TEST_ADMIN_TRUST_SETTINGS"].flatMap { $0.isEmpty ? nil : $0 }
     launch.unsafeFastPasscodeKDF = environment["TROUSSEAU_UNSAFE_FAST_KDF"] == "1"
     launch.testSensor = environment["TROUSSEAU_TEST_SENSOR"].flatMap { $0.isEmpty ? nil : $0 }
+    #else
+    let adminTrustSettings: String? = nil
     #endif
     let enclave = try EnclaveClient.launch(home: paths.home, launch)
     let store = try KeychainStore(directory: paths.home, keybag: enclave)
     let listener = try ListeningSocket.open(path: paths.socket, environment: environment)
     let idleSeconds = environment["TROUSSEAU_SECURITYD_IDLE_SECONDS"].flatMap { Int($0) } ?? 600
     let daemon = SecurityDaemon(
-        listener: listener, dispatcher: try RequestDispatcher(store: store, enclave: enclave, home: paths.home),
+        listener: listener, dispatcher: try RequestDispatcher(store: store, enclave: enclave, home: paths.home, adminTrustSettings: adminTrustSettings),
         identification: CallerIdentification(
             rootDirectories: [DeveloperRoots.userDirectory(home: paths.home), DeveloperRoots.systemDirectory],
             securityTool: ProcessExecutable.sibling("security")),

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import KeychainTestSupport
 import Security
 import Testing
 
@@ -119,6 +120,68 @@ extension SecurityAPI {
                 }
             }
             #expect(trusted && onQueue)
+        }
+
+        /// Runs `security` on the shared keychain: trust settings change only through it.
+        func security(_ arguments: String...) throws -> CommandResult {
+            try CommandRunner.run("security", arguments, environment: ["KEYCHAIN_HOME": SecurityAPI.sharedKeychain.home])
+        }
+
+        /// Writes a certificate of the chain to a file for the tool.
+        func file(_ name: String, in directory: URL) throws -> String {
+            let path = directory.appendingPathComponent(name + ".der").path
+            try (SecCertificateCopyData(certificates[name]!) as Data).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+
+        /// Evaluates leaf → intermediate with `policy` and no anchors of the caller's: the
+        /// system's roots and the trust settings decide.
+        func evaluateWithSettings(_ policy: SecPolicy, anchors: [String]? = nil) throws -> (Bool, Int?, String?, SecTrustResultType) {
+            var trust: SecTrust?
+            _ = SecTrustCreateWithCertificates([certificates["leaf"]!, certificates["intermediate"]!] as CFArray, policy, &trust)
+            let created = try #require(trust)
+            if let anchors { _ = SecTrustSetAnchorCertificates(created, anchors.map { certificates[$0]! } as CFArray) }
+            var error: CFError?
+            let trusted = SecTrustEvaluateWithError(created, &error)
+            var result = SecTrustResultType.invalid
+            _ = SecTrustGetTrustResult(created, &result)
+            return (trusted, error.map { CFErrorGetCode($0) }, error.map { CFErrorCopyDescription($0) as String }, result)
+        }
+
+        @Test func trustSettingsAnchorARootAndADenyWins() throws {
+            let directory = try OpenSSL.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let ssl = SecPolicyCreateSSL(true, "leaf.example.com" as CFString)
+            #expect(try evaluateWithSettings(ssl).1 == -25318, "the test root is nobody's anchor yet, and not given: the chain stops")
+
+            let root = try file("root", in: directory), intermediate = try file("intermediate", in: directory)
+            let added = try security("add-trusted-cert", root)
+            #expect(added.status == 0, "\(added.stderr)")
+            let trusted = try evaluateWithSettings(ssl)
+            #expect(trusted.0 && trusted.1 == nil && trusted.3 == .unspecified, "the user trusts the root: \(trusted)")
+
+            // A deny for SSL on the intermediate: no SSL evaluation trusts the chain, not even
+            // with the root as the caller's own anchor; other policies are not concerned.
+            #expect(try security("add-trusted-cert", "-r", "deny", "-p", "ssl", intermediate).status == 0)
+            let denied = try evaluateWithSettings(ssl)
+            #expect(!denied.0 && denied.1 == -67654 && denied.3 == .deny)
+            #expect(denied.2 == "User or administrator set “Test Intermediate” certificate as distrusted")
+            #expect(try evaluateWithSettings(ssl, anchors: ["root"]).1 == -67654, "a deny wins over the caller's anchors")
+            #expect(try evaluateWithSettings(SecPolicyCreateBasicX509()).0, "the deny is for SSL only")
+            let weak = try evaluate(["weak", "intermediate"], ssl)
+            #expect(weak.1 == -67735, "a broken key size outranks a deny, as Apple's checks are ordered")
+
+            // trustRoot is for a self-signed certificate: Apple refuses it for another.
+            let refused = try security("add-trusted-cert", "-r", "trustRoot", intermediate)
+            #expect(refused.status == 1)
+            #expect(refused.stderr == "SecTrustSettingsSetTrustSettings: One or more parameters passed to a function were not valid.\n")
+
+            #expect(try security("remove-trusted-cert", intermediate).status == 0)
+            #expect(try evaluateWithSettings(ssl).0)
+            #expect(try security("remove-trusted-cert", root).status == 0)
+            #expect(try evaluateWithSettings(ssl).1 == -25318, "removed: untrusted again")
+            let again = try security("remove-trusted-cert", root)
+            #expect(again.status == 1 && again.stderr == "SecTrustSettingsRemoveTrustSettings: The specified item could not be found in the keychain.\n")
         }
 
         @Test func badArgumentsAreErrSecParam() {

@@ -6,7 +6,7 @@ import KeychainProtocol
 
 extension Service.EvaluateTrust: ServedRequest {
     static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> Service.TrustEvaluation {
-        TrustEvaluator.evaluate(authorized.request)
+        TrustEvaluator.evaluate(authorized.request, settings: daemon.trustSettings.evaluationSettings())
     }
 }
 
@@ -21,5 +21,32 @@ extension Service.DecodePKCS12: ServedRequest {
 extension Service.EncodePKCS12: ServedRequest {
     static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> Service.PKCS12File {
         try PKCS12Codec.encode(authorized.request)
+    }
+}
+
+// Trust settings: changed by the security tool only (the authorization says so), read by anyone.
+
+extension Service.SetTrustSettings: ServedRequest {
+    static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> NoResult {
+        let request = authorized.request
+        try TrustSettingsRules.validate(request.record)
+        try daemon.trustSettings.set(request.record, in: request.domain, caller: authorized.caller)
+        return NoResult()
+    }
+}
+
+extension Service.RemoveTrustSettings: ServedRequest {
+    static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> NoResult {
+        try daemon.trustSettings.remove(authorized.request.certificate, from: authorized.request.domain, caller: authorized.caller)
+        return NoResult()
+    }
+}
+
+extension Service.CopyTrustSettings: ServedRequest {
+    static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> Service.TrustSettingsList {
+        let records = try daemon.trustSettings.records(authorized.request.domain)
+        // SecTrustSettingsCopyCertificates: a domain without settings is an error.
+        guard !records.isEmpty else { throw KeychainError(status: OSStatusCode.noTrustSettings) }
+        return Service.TrustSettingsList(records: records)
     }
 }
