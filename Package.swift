@@ -82,7 +82,7 @@ let package = Package(
         // trousseau-enclave: the keybag, device key, sensors and the enclave server.
         .target(
             name: "EnclaveBackend",
-            dependencies: ["CSystemShims", "KeychainModel", "KeychainCrypto", "KeychainSystem", "EnclaveProtocol"],
+            dependencies: ["CSystemShims", "KeychainModel", "KeychainCrypto", "KeychainKeys", "KeychainSystem", "EnclaveProtocol"],
             swiftSettings: testHooks
         ),
         .executableTarget(
@@ -274,7 +274,7 @@ let package = Package(
             // leaks and the fuzz corpora (docs/RELIABILITY.md); TROUSSEAU_LONG_RUNS=1 for long runs.
             name: "ReliabilityTests",
             dependencies: [
-                "KeychainClient", "KeychainModel", "KeychainProtocol", "KeychainTestSupport", "KeychainFuzzTargets",
+                "EnclaveBackend", "KeychainClient", "KeychainModel", "KeychainProtocol", "KeychainTestSupport", "KeychainFuzzTargets",
                 "securityd", "trousseau-enclave", "security",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

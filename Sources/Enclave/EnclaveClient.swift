@@ -58,6 +58,9 @@ public final class EnclaveClient: Keybag {
         public var unsafeFastPasscodeKDF = false
         /// Trust the scripted sensor in this directory (test builds only).
         public var testSensor: String?
+        /// Derive enclave keys from this seed and their ids, so that a leak test knows
+        /// what to look for (test builds only).
+        public var testEnclaveKeySeed: String?
         #endif
 
         public init() {}
@@ -68,6 +71,7 @@ public final class EnclaveClient: Keybag {
             #if TROUSSEAU_TEST_HOOKS
             if unsafeFastPasscodeKDF { arguments.append("--unsafe-fast-kdf") }
             if let testSensor { arguments += ["--test-sensor", testSensor] }
+            if let testEnclaveKeySeed { arguments += ["--test-enclave-key-seed", testEnclaveKeySeed] }
             #endif
             return arguments
         }
@@ -182,6 +186,18 @@ public final class EnclaveClient: Keybag {
     ) throws -> ItemKey {
         try ItemKey(bytes: call(EnclaveCall.UnwrapItemKey(
             protection, wrapped: wrapped, associatedData: associatedData, access: access, context: context)).bytes)
+    }
+
+    // MARK: - Enclave keys
+
+    /// A new P-256 key made in the enclave: ``EnclaveKeyBlob/data``.
+    public func createEnclaveKey(protection: ProtectionClass, access: AccessControl?, context: Data?) throws -> Data {
+        try call(EnclaveCall.CreateEnclaveKey(protection: protection, access: access, context: context)).blob
+    }
+
+    /// Runs `operation` with an enclave key, in the enclave.
+    public func useEnclaveKey(_ blob: Data, _ operation: EnclaveKeyOperation, context: Data?) throws -> SecretBytes {
+        try call(EnclaveCall.UseEnclaveKey(blob: blob, operation: operation, context: context)).output
     }
 
     // MARK: - Authentication

@@ -148,3 +148,15 @@ extension EnclaveCall.RevokeEscrow: EnclaveHandled {
         return NoResult()
     }
 }
+
+extension EnclaveCall.CreateEnclaveKey: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> EnclaveCall.EnclaveKeyCreated {
+        EnclaveCall.EnclaveKeyCreated(blob: try server.keybag.createEnclaveKey(protection: protection, access: access, context: context).data)
+    }
+}
+
+extension EnclaveCall.UseEnclaveKey: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> EnclaveCall.EnclaveKeyOutput {
+        EnclaveCall.EnclaveKeyOutput(try server.keybag.useEnclaveKey(EnclaveKeyBlob(data: blob), operation, context: context))
+    }
+}

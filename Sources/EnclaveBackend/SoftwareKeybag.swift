@@ -25,6 +25,11 @@ public final class SoftwareKeybag: Keybag {
         public var backupKDFTarget: Double = 0.5
         /// The smallest scrypt cost of a backup password, log2 N (2^16: 64 MiB).
         public var minimumBackupLogN: UInt8 = 16
+        #if TROUSSEAU_TEST_HOOKS
+        /// Enclave keys derived from this seed and their ids, not random: a leak test can
+        /// then look for their private bytes (test builds only).
+        public var testEnclaveKeySeed: Data?
+        #endif
 
         public init() {}
     }
@@ -111,7 +116,16 @@ public final class SoftwareKeybag: Keybag {
     public func wrapItemKey(
         _ itemKey: ItemKey, for protection: ProtectionClass, associatedData: Data, access: AccessControl?, context: Data?
     ) throws -> (wrapped: Data, access: AccessControl?) {
-        guard var access else { return (try classKey(protection).wrap(itemKey, associatedData: associatedData), nil) }
+        try wrap(itemKey, for: protection, associatedData: associatedData, access: access, context: context) { $0 }
+    }
+
+    /// Wraps `itemKey` under the key `wrapping` derives from the class key (the class key
+    /// itself for item keys; another for enclave keys).
+    func wrap(
+        _ itemKey: ItemKey, for protection: ProtectionClass, associatedData: Data, access: AccessControl?, context: Data?,
+        wrapping: (ClassKey) -> ClassKey
+    ) throws -> (wrapped: Data, access: AccessControl?) {
+        guard var access else { return (try wrapping(classKey(protection)).wrap(itemKey, associatedData: associatedData), nil) }
         // Bind what the access control will be checked against, and refuse one nobody could satisfy.
         // Asking the sensor costs a process with fprintd: only for a biometric constraint.
         let biometric = !Set(access.factors).isDisjoint(with: [.biometryAny, .biometryCurrentSet])
@@ -131,7 +145,7 @@ public final class SoftwareKeybag: Keybag {
             access.passwordSalt = AccessBinding.passwordSalt(logN: configuration.minimumLogN)
         }
         let bound = AccessBinding.associatedData(associatedData, access: access)
-        var wrapped = try classKey(protection).wrap(itemKey, associatedData: bound)
+        var wrapped = try wrapping(classKey(protection)).wrap(itemKey, associatedData: bound)
         if let password {
             wrapped = try AccessBinding.seal(wrapped, password: password, salt: access.passwordSalt, associatedData: bound)
         }
@@ -141,8 +155,17 @@ public final class SoftwareKeybag: Keybag {
     public func unwrapItemKey(
         _ wrapped: Data, for protection: ProtectionClass, associatedData: Data, access: AccessControl?, context: Data?
     ) throws -> ItemKey {
-        guard let access else { return try classKey(protection).unwrap(wrapped, associatedData: associatedData) }
-        let key = try classKey(protection)  // the lock state first, as for any item
+        try unwrap(wrapped, for: protection, associatedData: associatedData, access: access, context: context) { $0 }
+    }
+
+    /// Unwraps what ``wrap(_:for:associatedData:access:context:wrapping:)`` made with the
+    /// same `wrapping`, once the context has proven what the access control asks.
+    func unwrap(
+        _ wrapped: Data, for protection: ProtectionClass, associatedData: Data, access: AccessControl?, context: Data?,
+        wrapping: (ClassKey) -> ClassKey
+    ) throws -> ItemKey {
+        guard let access else { return try wrapping(classKey(protection)).unwrap(wrapped, associatedData: associatedData) }
+        let key = wrapping(try classKey(protection))  // the lock state first, as for any item
         try presence.authorize(access, operation: AccessBinding.operation(associatedData: associatedData), context: context)
         let bound = AccessBinding.associatedData(associatedData, access: access)
         var classWrapped = wrapped

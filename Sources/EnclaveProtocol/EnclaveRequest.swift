@@ -28,6 +28,7 @@ public enum EnclaveCatalog {
         EnclaveCall.BeginBackup.self, EnclaveCall.OpenBackup.self, EnclaveCall.BackupMetadataKey.self,
         EnclaveCall.ExportSecret.self, EnclaveCall.ImportSecret.self, EnclaveCall.EndBackup.self,
         EnclaveCall.CreateEscrow.self, EnclaveCall.UnlockWithEscrow.self, EnclaveCall.RevokeEscrow.self,
+        EnclaveCall.CreateEnclaveKey.self, EnclaveCall.UseEnclaveKey.self,
     ]
 }
 
@@ -113,29 +114,6 @@ public enum EnclaveWire {
             throw KeychainError(status: status, message: message)
         default: throw KeychainError.decode("malformed enclave response")
         }
-    }
-}
-
-extension ProtectionClass: WireCodable {
-    public init(from reader: inout ByteReader) throws {
-        guard let protection = ProtectionClass(rawValue: try reader.string(limit: 8)) else {
-            throw KeychainError.decode("unknown protection class")
-        }
-        self = protection
-    }
-
-    public func encode(to writer: inout ByteWriter) {
-        writer.appendLengthPrefixed(rawValue)
-    }
-}
-
-extension AccessControl: WireCodable {
-    public init(from reader: inout ByteReader) throws {
-        try self.init(encoded: reader.lengthPrefixed(limit: AccessControl.maximumEncodedSize))
-    }
-
-    public func encode(to writer: inout ByteWriter) {
-        writer.appendLengthPrefixed(encoded)
     }
 }
 

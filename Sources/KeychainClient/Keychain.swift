@@ -1,4 +1,5 @@
 import Dispatch
+public import FoundationEssentials
 public import KeychainModel
 public import KeychainProtocol
 
@@ -66,6 +67,19 @@ public struct Keychain: Sendable {
     /// Evaluates a certificate chain in securityd (`SecTrustEvaluateWithError`).
     public func evaluateTrust(_ request: Service.EvaluateTrust) throws(KeychainError) -> Service.TrustEvaluation {
         try connection.call(request, context: nil)
+    }
+
+    /// Makes a P-256 key in the enclave; its blob (``EnclaveKeyBlob/data``).
+    public func createEnclaveKey(protection: ProtectionClass, access: AccessControl?, context: AuthenticationContext?) throws(KeychainError) -> Data {
+        try connection.call(Service.CreateEnclaveKey(protection: protection, access: access, context: nil), context: context).blob
+    }
+
+    /// Runs `operation` with an enclave key in the enclave, asking the user (in `context`)
+    /// when its access control needs them.
+    public func useEnclaveKey(
+        _ blob: Data, _ operation: EnclaveKeyOperation, context: AuthenticationContext?, prompt: String?
+    ) throws(KeychainError) -> SecretBytes {
+        try connection.call(Service.UseEnclaveKey(blob: blob, operation: operation, context: nil, prompt: prompt), context: context).output
     }
 
     /// Opens a PKCS#12 file in securityd (`SecPKCS12Import`).

@@ -90,6 +90,14 @@ public struct ClassKey: Sendable {
         IndexKey(key: derive("trousseau index key"))
     }
 
+    /// The key that wraps this class's enclave keys (Apple's Secure Enclave keys):
+    /// HKDF-SHA256(class key, "trousseau enclave key wrapping"). It is not the key that
+    /// wraps item keys, so no request that unwraps an item key for securityd can open an
+    /// enclave key's private bytes.
+    public func enclaveKeyWrapping() -> ClassKey {
+        ClassKey(key: derive("trousseau enclave key wrapping"))
+    }
+
     private func derive(_ info: String) -> SymmetricKey {
         HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Data(info.utf8), outputByteCount: 32)
     }

@@ -55,6 +55,7 @@ public enum ServiceCatalog {
         Service.CreateEscrow.self, Service.UnlockWithEscrow.self, Service.RevokeEscrow.self,
         Service.EvaluateTrust.self, Service.DecodePKCS12.self, Service.EncodePKCS12.self,
         Service.SetTrustSettings.self, Service.RemoveTrustSettings.self, Service.CopyTrustSettings.self,
+        Service.CreateEnclaveKey.self, Service.UseEnclaveKey.self,
     ]
 }
 

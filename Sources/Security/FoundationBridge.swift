@@ -70,7 +70,7 @@ enum FoundationBridge {
     private static func referenceAttributes(_ reference: AnyObject) throws(KeychainError) -> [String: KeychainValue] {
         switch reference {
         case let key as SecKey:
-            return key.key.attributes
+            return key.itemAttributes
         case let data as NSData:
             guard let certificate = try? CertificateFields(der: Array(data as Data)) else {
                 throw KeychainError.param("the value of v_Ref is not a certificate")

@@ -86,6 +86,9 @@ struct ItemReferences {
     }
 
     private static func key(_ item: [String: KeychainValue], bytes: Data) throws(KeychainError) -> SecKey {
+        if item[SecName.kSecAttrTokenID] == .string(EnclaveKeyBlob.tokenID) {
+            return try SecKey(enclave: EnclaveKeyBlob(data: bytes), context: nil)
+        }
         guard let type = text(item[SecName.kSecAttrKeyType]).flatMap(AsymmetricKey.KeyType.init(attributeValue:)),
             let keyClass = text(item[SecName.kSecAttrKeyClass]).flatMap(AsymmetricKey.KeyClass.init(attributeValue:))
         else { throw KeychainError.decode("the key item holds no key of a known type") }

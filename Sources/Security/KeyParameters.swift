@@ -53,14 +53,14 @@ enum KeyParameters {
 
     /// Stores `key` with `attributes` as `add_key` does: `SecItemAdd` of the attributes and
     /// the key as `kSecValueRef`.
-    static func store(_ key: AsymmetricKey, attributes: [String: Any]) throws(KeychainError) {
+    static func store(_ key: SecKey, attributes: [String: Any]) throws(KeychainError) {
         var item = attributes
         item[kSecClass as String] = kSecClassKey
-        item[kSecValueRef as String] = SecKey(key)
+        item[kSecValueRef as String] = key
         item[kSecAttrIsPermanent as String] = nil
         let status = SecItemAdd(NSDictionary(dictionary: item), nil)
         guard status == errSecSuccess else {
-            throw KeychainError(status: OSStatusCode(rawValue: status), message: "failed to add key to keychain: <SecKeyRef \(key.summary)>")
+            throw KeychainError(status: OSStatusCode(rawValue: status), message: "failed to add key to keychain: \(key)")
         }
     }
 }

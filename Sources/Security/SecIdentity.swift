@@ -23,8 +23,8 @@ public final class SecIdentity: NSObject, @unchecked Sendable {
     /// Whether `key` is the private key of `certificate`: its public key's SHA-1 is the
     /// certificate's public-key hash.
     static func matches(_ certificate: SecCertificate, _ key: SecKey) -> Bool {
-        guard key.key.keyClass == .private, let fields = try? CertificateFields(der: Array(certificate as Data)) else { return false }
-        return fields.publicKeyHash == key.key.applicationLabel
+        guard key.isPrivate, let fields = try? CertificateFields(der: Array(certificate as Data)) else { return false }
+        return fields.publicKeyHash == key.applicationLabel
     }
 }
 

@@ -1,29 +1,87 @@
 import Foundation
+import KeychainClient
 import KeychainKeys
 import KeychainModel
 
-/// A cryptographic key (`SecKeyRef`): an RSA or elliptic-curve key, public or private.
+/// A cryptographic key (`SecKeyRef`): an RSA or elliptic-curve key, public or private, or
+/// a private key in the enclave (`kSecAttrTokenIDSecureEnclave`).
 ///
-/// Software keys do their work in the calling process, as Apple's do. Keys compare equal
-/// (`==`, `CFEqual`) when they are the same key of the same class.
+/// Software keys do their work in the calling process, as Apple's do. An enclave key holds
+/// only its public key and its blob: signing, decryption and key exchange run in the
+/// enclave, which enforces its access control (asking the user, in the key's
+/// authentication context, when it says so). Keys compare equal (`==`, `CFEqual`) when they
+/// are the same key of the same class.
 public final class SecKey: NSObject, @unchecked Sendable {
     // @unchecked: immutable after creation; AsymmetricKey is Sendable, NSObject is not marked.
+    /// The key itself; for an enclave key, its public half.
     let key: AsymmetricKey
+    /// An enclave key's blob (its private half is in the enclave).
+    let enclave: EnclaveKeyBlob?
+    /// `kSecUseAuthenticationContext` of an enclave key: the context its operations prove
+    /// presence in; nil: a new one each time.
+    let context: AuthenticationContext?
 
     init(_ key: AsymmetricKey) {
         self.key = key
+        enclave = nil
+        context = nil
+    }
+
+    /// An enclave key from its blob.
+    init(enclave blob: EnclaveKeyBlob, context: AuthenticationContext?) throws(KeychainError) {
+        key = try AsymmetricKey(externalRepresentation: blob.publicKey, type: .ellipticCurve, keyClass: .public)
+        enclave = blob
+        self.context = context
+    }
+
+    /// Whether it is a private key (in this process or in the enclave).
+    var isPrivate: Bool { enclave != nil || key.keyClass == .private }
+
+    /// `kSecAttrApplicationLabel`: SHA-1 of the public key's bytes.
+    var applicationLabel: Data { key.applicationLabel }
+
+    /// The attributes `SecKeyCopyAttributes` reports; an enclave key's say where it is
+    /// (`kSecAttrTokenID`) and that it can be neither read nor exported.
+    var attributes: [String: KeychainValue] {
+        guard let enclave else { return key.attributes }
+        var attributes = key.attributes
+        let capabilities: [(String, Bool)] = [
+            (SecName.kSecAttrCanEncrypt, false), (SecName.kSecAttrCanDecrypt, true), (SecName.kSecAttrCanDerive, true),
+            (SecName.kSecAttrCanSign, true), (SecName.kSecAttrCanVerify, false), (SecName.kSecAttrCanWrap, false),
+            (SecName.kSecAttrCanUnwrap, true), (SecName.kSecAttrIsSensitive, true), (SecName.kSecAttrIsExtractable, false),
+            ("priv", true), ("asen", true), ("next", true),
+        ]
+        for (name, value) in capabilities { attributes[name] = .bool(value) }
+        attributes[SecName.kSecAttrKeyClass] = .string(AsymmetricKey.KeyClass.private.attributeValue)
+        attributes[SecName.kSecAttrTokenID] = .string(EnclaveKeyBlob.tokenID)
+        attributes[SecName.kSecValueData] = .data(enclave.data)
+        return attributes
+    }
+
+    /// What a key item made from it holds: its attributes and bytes (an enclave key's blob,
+    /// in its own ThisDeviceOnly class).
+    var itemAttributes: [String: KeychainValue] {
+        var attributes = self.attributes
+        if let enclave { attributes[SecName.kSecAttrAccessible] = .string(enclave.protection.rawValue) }
+        return attributes
+    }
+
+    var summary: String {
+        guard enclave != nil else { return key.summary }
+        return "algorithm id: 3, key type: ECPrivateKey, version: 4, block size: 256 bits, token: \(EnclaveKeyBlob.tokenID)"
     }
 
     public override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? SecKey else { return false }
-        return key.isSame(as: other.key)
+        guard enclave != nil || other.enclave != nil else { return key.isSame(as: other.key) }
+        return enclave == other.enclave || (enclave != nil && other.enclave != nil && enclave?.keyID == other.enclave?.keyID)
     }
 
     public override var hash: Int { key.applicationLabel.hashValue }
 
     /// As Apple's description, without key material.
     public override var description: String {
-        "<SecKeyRef \(key.summary), addr: 0x\(String(UInt(bitPattern: ObjectIdentifier(self).hashValue), radix: 16))>"
+        "<SecKeyRef \(summary), addr: 0x\(String(UInt(bitPattern: ObjectIdentifier(self).hashValue), radix: 16))>"
     }
 }
 
@@ -37,8 +95,11 @@ public final class SecKey: NSObject, @unchecked Sendable {
 /// a half whose attributes say `kSecAttrIsPermanent: true` is stored in the keychain.
 public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
     do throws(KeychainError) {
-        if parameters[kSecAttrTokenID as String] != nil {
-            throw KeychainError(status: .unimplemented, message: "Failed to generate keypair: enclave keys are not available yet")
+        if let token = parameters[kSecAttrTokenID as String] {
+            guard token as? String == kSecAttrTokenIDSecureEnclave as String else {
+                throw KeychainError(status: .itemNotFound, message: "token \(token) not found")
+            }
+            return try EnclaveKeys.create(parameters)
         }
         guard let type = KeyParameters.keyType(parameters[kSecAttrKeyType as String]) else {
             throw KeychainError.param("incorrect or missing kSecAttrKeyType in key generation request")
@@ -50,10 +111,10 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
         let privateAttributes = KeyParameters.merged(parameters, half: kSecPrivateKeyAttrs as String)
         let publicAttributes = KeyParameters.merged(parameters, half: kSecPublicKeyAttrs as String)
         if KeyParameters.isPermanent(publicAttributes) {
-            try KeyParameters.store(privateKey.publicKey, attributes: publicAttributes)
+            try KeyParameters.store(SecKey(privateKey.publicKey), attributes: publicAttributes)
         }
         if KeyParameters.isPermanent(privateAttributes) {
-            try KeyParameters.store(privateKey, attributes: privateAttributes)
+            try KeyParameters.store(SecKey(privateKey), attributes: privateAttributes)
         }
         return SecKey(privateKey)
     } catch let failure {
@@ -83,17 +144,23 @@ public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary, 
 
 /// The public key of `key` (`SecKeyCopyPublicKey`): itself when it is public.
 public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
-    key.key.keyClass == .public ? key : SecKey(key.key.publicKey)
+    key.isPrivate ? SecKey(key.key.publicKey) : key
 }
 
 /// The key's external representation (`SecKeyCopyExternalRepresentation`).
+/// An enclave key's private half cannot be exported: errSecUnimplemented, as Apple's key
+/// classes without an export say.
 public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
-    NSData(data: key.key.externalRepresentation)
+    guard key.enclave == nil else {
+        KeychainError(status: .unimplemented, message: "export not implemented for key \(key)").report(to: error)
+        return nil
+    }
+    return NSData(data: key.key.externalRepresentation)
 }
 
 /// The key's attributes (`SecKeyCopyAttributes`), as Apple's software keys report them.
 public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
-    FoundationBridge.object(.dictionary(key.key.attributes)) as? NSDictionary
+    FoundationBridge.object(.dictionary(key.attributes)) as? NSDictionary
 }
 
 /// The block size in bytes (`SecKeyGetBlockSize`): the modulus for RSA, the field for EC.
@@ -104,6 +171,7 @@ public func SecKeyGetBlockSize(_ key: SecKey) -> Int {
 /// Whether `key` can do `operation` with `algorithm` (`SecKeyIsAlgorithmSupported`).
 public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
     guard let known = KeyAlgorithm(algorithm.rawValue as String), let operation = KeyOperation(rawValue: operation.rawValue) else { return false }
+    if key.enclave != nil, [.sign, .decrypt, .keyExchange].contains(operation) { return EnclaveKeys.privateKeyShape.supports(operation, known) }
     return key.key.supports(operation, known)
 }
 
@@ -113,8 +181,9 @@ public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperati
 public func SecKeyCreateSignature(
     _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ dataToSign: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
-    perform(key, algorithm, .sign, error) { key, known, name throws(KeychainError) in
-        NSData(data: try key.signature(known, name: name, for: dataToSign as Data))
+    perform(key, algorithm, .sign, error) { software, known, name throws(KeychainError) in
+        if let blob = key.enclave { return try EnclaveKeys.use(key, blob, .sign(algorithm: name, data: dataToSign as Data)) }
+        return NSData(data: try software.signature(known, name: name, for: dataToSign as Data))
     }
 }
 
@@ -142,8 +211,9 @@ public func SecKeyCreateEncryptedData(
 public func SecKeyCreateDecryptedData(
     _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
-    perform(key, algorithm, .decrypt, error) { key, known, name throws(KeychainError) in
-        NSData(data: try key.decrypt(known, name: name, ciphertext as Data))
+    perform(key, algorithm, .decrypt, error) { software, known, name throws(KeychainError) in
+        if let blob = key.enclave { return try EnclaveKeys.use(key, blob, .decrypt(algorithm: name, data: ciphertext as Data)) }
+        return NSData(data: try software.decrypt(known, name: name, ciphertext as Data))
     }
 }
 
@@ -158,6 +228,14 @@ public func SecKeyCopyKeyExchangeResult(
         let sharedInfo = parameters[SecKeyKeyExchangeParameter.sharedInfo.rawValue as String]
         if sharedInfo != nil, !(sharedInfo is Data) {
             throw KeychainError.param("ECDHKeyExchange wrong sharedInfo type (must be CFData/NSData)")
+        }
+        if let blob = privateKey.enclave {
+            guard publicKey.key.type == .ellipticCurve else { throw KeychainError.param("ECDH: the other key is not an elliptic-curve key") }
+            return try EnclaveKeys.use(
+                privateKey, blob,
+                .keyExchange(
+                    algorithm: name, publicKey: publicKey.key.publicKeyBytes, requestedSize: KeyParameters.integer(size),
+                    sharedInfo: sharedInfo as? Data))
         }
         return NSData(
             data: try key.keyExchange(

@@ -21,7 +21,8 @@ import Glibc
 // default 600); TROUSSEAU_SECURITYD_LOG (a file for diagnostics). A client that starts the
 // daemon passes only these (DaemonEnvironment). Test builds also read
 // TROUSSEAU_UNSAFE_FAST_KDF=1 (cheap passcode derivation), TROUSSEAU_TEST_ADMIN_TRUST_SETTINGS=FILE
-// (the administrator's trust settings, instead of /etc/trousseau/trust-settings) and TROUSSEAU_TEST_SENSOR=DIR
+// (the administrator's trust settings, instead of /etc/trousseau/trust-settings), TROUSSEAU_TEST_ENCLAVE_KEY_SEED
+// (enclave keys derived from it, for the leak test) and TROUSSEAU_TEST_SENSOR=DIR
 // (a scripted biometric sensor), which release builds do not contain.
 
 ProcessHardening.silenceCrashes()
@@ -71,6 +72,7 @@ do {
     let adminTrustSettings = environment["TROUSSEAU_TEST_ADMIN_TRUST_SETTINGS"].flatMap { $0.isEmpty ? nil : $0 }
     launch.unsafeFastPasscodeKDF = environment["TROUSSEAU_UNSAFE_FAST_KDF"] == "1"
     launch.testSensor = environment["TROUSSEAU_TEST_SENSOR"].flatMap { $0.isEmpty ? nil : $0 }
+    launch.testEnclaveKeySeed = environment["TROUSSEAU_TEST_ENCLAVE_KEY_SEED"].flatMap { $0.isEmpty ? nil : $0 }
     #else
     let adminTrustSettings: String? = nil
     #endif

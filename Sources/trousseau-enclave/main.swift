@@ -31,6 +31,8 @@ while let argument = arguments.popFirst() {
         configuration.minimumBackupLogN = 10
     case "--test-sensor":
         if let directory = arguments.popFirst() { testSensor = directory }
+    case "--test-enclave-key-seed":
+        configuration.testEnclaveKeySeed = arguments.popFirst().map { Data($0.utf8) }
     #endif
     default: break
     }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GRDB
 import KeychainClient
@@ -156,6 +157,56 @@ import Testing
         try api.delete(genericPassword(account: "a"))
         #expect(asked.isEmpty && scansLeft == 1)
         #expect(read("a").0 == OSStatusCode.itemNotFound)
+    }
+
+    /// An enclave key's access control is the enclave's to enforce, with the same proofs and
+    /// contexts as an item's: each signature asks (or uses a proof made ahead, or a reuse
+    /// window); a wrong finger or passcode is refused, a cancel is a cancel; locked, the key
+    /// is unavailable; and a blob whose access control was edited does not open.
+    @Test(arguments: [cases[0], cases[1], cases[5]])
+    func enclaveKeysEnforceTheirAccessControl(_ access: Case) throws {
+        let control = try AccessControl(protection: .whenUnlockedThisDeviceOnly, flags: access.flags.union(.privateKeyUsage))
+        let blob = try api.createEnclaveKey(protection: .whenUnlockedThisDeviceOnly, access: control, context: context())
+        let message = Data("signed in the enclave".utf8)
+        let publicKey = try P256.Signing.PublicKey(x963Representation: try EnclaveKeyBlob(data: blob).publicKey)
+        func sign(_ context: AuthenticationContext? = nil, using other: Data? = nil) -> (OSStatusCode, Data?) {
+            do {
+                let output = try api.useEnclaveKey(other ?? blob, .sign(algorithm: "algid:sign:ECDSA:message-X962:SHA256", data: message), context: context ?? self.context(), prompt: "Sign")
+                return (.success, output.withUnsafeBytes { Data($0) })
+            } catch {
+                return (error.status, nil)
+            }
+        }
+
+        try script(answers: access.allow.answers, scans: access.allow.scans)
+        let (allowed, signature) = sign()
+        #expect(allowed == .success, "allowed: \(allowed)")
+        let parsed = try signature.map { try P256.Signing.ECDSASignature(derRepresentation: $0) }
+        #expect(parsed.map { publicKey.isValidSignature($0, for: message) } == true)
+        #expect(scansLeft == 0)
+
+        try script(answers: access.deny.answers, scans: access.deny.scans)
+        #expect(sign().0 == .authFailed, "denied")
+        try script(answers: access.cancel.answers, scans: access.cancel.scans)
+        #expect(sign().0 == .userCanceled, "cancelled")
+
+        // Proven ahead, in the context the key is used with.
+        let evaluated = context(reuse: 5)
+        try script(answers: access.allow.answers, scans: access.allow.scans)
+        try api.prove(control.factors, required: control.requiredFactors, in: evaluated, prompt: "Unlock the key")
+        try script(answers: [], scans: [])
+        #expect(sign(evaluated).0 == .success && sign(evaluated).0 == .success, "within the window no asking")
+        #expect(asked.isEmpty && scansLeft == 0)
+
+        // Locked, the class key is gone: nobody is asked.
+        #expect(try CommandRunner.run("security", ["lock-keychain"], environment: ["KEYCHAIN_HOME": keychain.home]).status == 0)
+        #expect(sign(evaluated).0 == .interactionNotAllowed)
+        #expect(try CommandRunner.run("security", ["unlock-keychain", "-p", "1234"], environment: ["KEYCHAIN_HOME": keychain.home]).status == 0)
+
+        // The access control in the blob is bound to the wrapping: weakened, it does not open.
+        var edited = try EnclaveKeyBlob(data: blob)
+        edited.access = try AccessControl(protection: .whenUnlockedThisDeviceOnly, flags: .privateKeyUsage)
+        #expect(sign(evaluated, using: edited.data).0 == .decode)
     }
 
     /// A proof serves the operation it was made for, once; with a reuse window, every

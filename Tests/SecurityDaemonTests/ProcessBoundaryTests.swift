@@ -29,7 +29,10 @@ import Testing
         for product in ["securityd", "trousseau-enclave", "security"] {
             let binary = try Data(contentsOf: CommandRunner.productsDirectory.appendingPathComponent(product))
             // "10TestSensor": the type as Swift mangles it (the file name alone may remain in debug info).
-            for hook in ["10TestSensor", "--test-sensor", "--unsafe-fast-kdf", "TROUSSEAU_TEST_SENSOR", "TROUSSEAU_UNSAFE_FAST_KDF"] {
+            for hook in [
+                "10TestSensor", "--test-sensor", "--unsafe-fast-kdf", "TROUSSEAU_TEST_SENSOR", "TROUSSEAU_UNSAFE_FAST_KDF",
+                "--test-enclave-key-seed", "TROUSSEAU_TEST_ENCLAVE_KEY_SEED", "TROUSSEAU_TEST_ADMIN_TRUST_SETTINGS",
+            ] {
                 #expect(!Self.contains(binary, hook), "\(product) contains \(hook)")
             }
         }

@@ -91,3 +91,26 @@ extension AuthenticationCapabilities: WireCodable {
         writer.append(out)
     }
 }
+
+extension ProtectionClass: WireCodable {
+    public init(from reader: inout ByteReader) throws {
+        guard let protection = ProtectionClass(rawValue: try reader.string(limit: 8)) else {
+            throw KeychainError.decode("unknown protection class")
+        }
+        self = protection
+    }
+
+    public func encode(to writer: inout ByteWriter) {
+        writer.appendLengthPrefixed(rawValue)
+    }
+}
+
+extension AccessControl: WireCodable {
+    public init(from reader: inout ByteReader) throws {
+        try self.init(encoded: reader.lengthPrefixed(limit: AccessControl.maximumEncodedSize))
+    }
+
+    public func encode(to writer: inout ByteWriter) {
+        writer.appendLengthPrefixed(encoded)
+    }
+}
