@@ -33,6 +33,21 @@ enum KeyOperations {
         ]
     }
 
+    /// P-256 signing with an enclave key: the request goes to securityd, which has the
+    /// enclave unwrap the key and sign; its floor is the same signature in this process.
+    static func measureEnclave(count: Int) throws -> BenchReport.KeyOperation {
+        let parameters: [String: Any] = [
+            kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+            kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
+        ]
+        let enclaveKey = try require(SecKeyCreateRandomKey(parameters as CFDictionary, nil))
+        let floorKey = P256.Signing.PrivateKey()
+        return try row(
+            "P-256 sign (enclave key)", floor: "swift-crypto P-256 sign", count: count,
+            { _ = try require(SecKeyCreateSignature(enclaveKey, .ecdsaSignatureMessageX962SHA256, message as CFData, nil)) },
+            floor: { _ = try floorKey.signature(for: message) })
+    }
+
     private static func row(
         _ name: String, floor floorName: String, count: Int, _ operation: () throws -> Void, floor: () throws -> Void
     ) throws -> BenchReport.KeyOperation {
