@@ -6,6 +6,10 @@ import KeychainModel
 import KeychainProtocol
 import SwiftASN1
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// macOS's certificate and identity commands (`keychain_add.c`, `keychain_find.c`,
 /// `identity_find.m`, `verify_cert.c`), with their output, messages and statuses.
 enum CertificateCommands {
@@ -92,6 +96,18 @@ enum CertificateCommands {
     /// common name or SHA-1 hash names (`-t` would also drop its trust settings: there are
     /// none yet).
     static func deleteCertificate(_ arguments: [String], _ session: ToolSession) -> Int32 {
+        delete(arguments, identity: false, session)
+    }
+
+    /// `delete-identity [-c name] [-Z hash] [-t] [keychain...]`: the certificate found as
+    /// `delete-certificate` finds it, and its private key (none is fine, as on macOS).
+    static func deleteIdentity(_ arguments: [String], _ session: ToolSession) -> Int32 {
+        delete(arguments, identity: true, session)
+    }
+
+    /// `keychain_delete.c`'s `do_delete_certificate`: the trust settings first (`-t`; the
+    /// administrator's too when root), then the private key, then the certificate.
+    private static func delete(_ arguments: [String], identity: Bool, _ session: ToolSession) -> Int32 {
         guard let parsed = try? OptionParser("hc:Z:t").parse(arguments.dropFirst()),
             !parsed.options.contains(where: { $0.name == "h" })
         else { return ToolCommand.showUsage }
@@ -103,7 +119,30 @@ enum CertificateCommands {
             ToolOutput.error("Unable to delete certificate matching \"\(name ?? hash ?? "")\"")
             return 1
         }
+        if parsed.options.contains(where: { $0.name == "t" }) {
+            for (domain, label) in [(TrustSettingsDomain.user, "user"), (.admin, "admin")] where domain == .user || getuid() == 0 {
+                do throws(KeychainError) {
+                    try session.call(Service.RemoveTrustSettings(domain: domain, certificate: Data(only.der)), purpose: "change trust settings")
+                } catch where error == .itemNotFound {
+                    // No trust settings: not an error.
+                } catch {
+                    ToolOutput.report("SecTrustSettingsRemoveTrustSettings (\(label))", error)
+                    return error.status.rawValue
+                }
+            }
+        }
         do throws(KeychainError) {
+            if identity {
+                do {
+                    try session.call(
+                        Service.Delete([
+                            QueryKey.itemClass: .string(SecName.kSecClassKey), SecName.kSecAttrApplicationLabel: .data(Data(only.publicKeyHash)),
+                            SecName.kSecAttrKeyClass: .string(SecName.kSecAttrKeyClassPrivate),
+                        ]))
+                } catch where error == .itemNotFound {
+                    // No private key: deleting the certificate is all there is.
+                }
+            }
             try session.call(
                 Service.Delete([
                     QueryKey.itemClass: .string(SecName.kSecClassCertificate), SecName.kSecAttrIssuer: .data(Data(only.issuer.normalizedContent)),

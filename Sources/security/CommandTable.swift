@@ -243,6 +243,18 @@ enum CommandTable {
                 """,
             help: "Delete a certificate from a keychain.", run: CertificateCommands.deleteCertificate),
         ToolCommand(
+            name: "delete-identity",
+            usage: """
+                [-h] [-c name] [-Z hash] [-t] [keychain...]
+                    -c  Specify certificate to delete by its common name
+                    -Z  Specify certificate to delete by its SHA-256 (or SHA-1) hash value
+                    -t  Also delete user trust settings for this identity certificate
+                The identity to be deleted must be uniquely specified either by a
+                string found in its common name, or by its SHA-256 (or SHA-1) hash.
+                If no keychains are specified to search, the default search list is used.
+                """,
+            help: "Delete an identity (certificate + private key) from a keychain.", run: CertificateCommands.deleteIdentity),
+        ToolCommand(
             name: "export",
             usage: """
                 [-k keychain] [-t type] [-f format] [-w] [-p] [-P passphrase] [-o outfile]
