@@ -8,7 +8,7 @@ public import FoundationEssentials
 public struct EnclaveKeyBlob: Sendable, Hashable {
     static let version: UInt8 = 1
     /// `kSecAttrTokenIDSecureEnclave`'s value, as the key's `tkid`.
-    public static let tokenID = "com.apple.setoken"
+    public static let tokenID = SecName.kSecAttrTokenIDSecureEnclave
 
     public var protection: ProtectionClass
     /// 16 random bytes naming the key.

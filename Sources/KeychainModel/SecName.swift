@@ -129,6 +129,14 @@ public enum SecName {
     /// `SecKeyCreateRandomKey`'s per-half attribute dictionaries.
     public static let kSecPrivateKeyAttrs = "private"
     public static let kSecPublicKeyAttrs = "public"
+    /// `SecPKCS12Import`'s option and result keys (SecImportExport.h).
+    public static let kSecImportExportPassphrase = "passphrase"
+    public static let kSecImportToMemoryOnly = "memory"
+    public static let kSecImportItemLabel = "label"
+    public static let kSecImportItemKeyID = "keyid"
+    public static let kSecImportItemTrust = "trust"
+    public static let kSecImportItemCertChain = "chain"
+    public static let kSecImportItemIdentity = "identity"
 
     /// Search keys and `kSecMatchLimit` values.
     public static let kSecMatchPolicy = "m_Policy"
@@ -284,6 +292,13 @@ public enum SecName {
         ("kSecAttrTokenIDSecureEnclave", kSecAttrTokenIDSecureEnclave),
         ("kSecPrivateKeyAttrs", kSecPrivateKeyAttrs),
         ("kSecPublicKeyAttrs", kSecPublicKeyAttrs),
+        ("kSecImportExportPassphrase", kSecImportExportPassphrase),
+        ("kSecImportToMemoryOnly", kSecImportToMemoryOnly),
+        ("kSecImportItemLabel", kSecImportItemLabel),
+        ("kSecImportItemKeyID", kSecImportItemKeyID),
+        ("kSecImportItemTrust", kSecImportItemTrust),
+        ("kSecImportItemCertChain", kSecImportItemCertChain),
+        ("kSecImportItemIdentity", kSecImportItemIdentity),
         ("kSecMatchPolicy", kSecMatchPolicy),
         ("kSecMatchItemList", kSecMatchItemList),
         ("kSecMatchSearchList", kSecMatchSearchList),

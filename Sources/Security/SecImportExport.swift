@@ -4,23 +4,23 @@ import KeychainKeys
 import KeychainModel
 import KeychainProtocol
 
-// SecImportExport.h: reading PKCS#12 files. Apple's values for the keys.
+// SecImportExport.h: reading PKCS#12 files. The keys' values are Apple's (SecName).
 
 /// `kSecImportExportPassphrase`: the file's password (a string; none is the empty string).
-nonisolated(unsafe) public let kSecImportExportPassphrase: CFString = NSString(string: "passphrase")
+nonisolated(unsafe) public let kSecImportExportPassphrase: CFString = NSString(string: SecName.kSecImportExportPassphrase)
 /// `kSecImportToMemoryOnly`: accepted; importing is to memory unless
 /// `kSecUseDataProtectionKeychain` asks otherwise.
-nonisolated(unsafe) public let kSecImportToMemoryOnly: CFString = NSString(string: "memory")
+nonisolated(unsafe) public let kSecImportToMemoryOnly: CFString = NSString(string: SecName.kSecImportToMemoryOnly)
 /// The subject summary of an imported identity's certificate.
-nonisolated(unsafe) public let kSecImportItemLabel: CFString = NSString(string: "label")
+nonisolated(unsafe) public let kSecImportItemLabel: CFString = NSString(string: SecName.kSecImportItemLabel)
 /// SHA-1 of an imported identity's public key (its key's `kSecAttrApplicationLabel`).
-nonisolated(unsafe) public let kSecImportItemKeyID: CFString = NSString(string: "keyid")
+nonisolated(unsafe) public let kSecImportItemKeyID: CFString = NSString(string: SecName.kSecImportItemKeyID)
 /// A `SecTrust` for the identity's certificate with the basic X.509 policy, evaluated.
-nonisolated(unsafe) public let kSecImportItemTrust: CFString = NSString(string: "trust")
+nonisolated(unsafe) public let kSecImportItemTrust: CFString = NSString(string: SecName.kSecImportItemTrust)
 /// The identity's certificate chain, leaf first, as the trust built it.
-nonisolated(unsafe) public let kSecImportItemCertChain: CFString = NSString(string: "chain")
+nonisolated(unsafe) public let kSecImportItemCertChain: CFString = NSString(string: SecName.kSecImportItemCertChain)
 /// The `SecIdentity`.
-nonisolated(unsafe) public let kSecImportItemIdentity: CFString = NSString(string: "identity")
+nonisolated(unsafe) public let kSecImportItemIdentity: CFString = NSString(string: SecName.kSecImportItemIdentity)
 
 /// Reads a PKCS#12 file (`SecPKCS12Import`), as Apple's data-protection keychain does: one
 /// dictionary per private key, with the identity, an evaluated trust, its chain (leaf

@@ -27,6 +27,11 @@ import Testing
         EnclaveCall.EndBackup(session: Data(count: 16)),
         EnclaveCall.CreateEscrow(passcode: nil), EnclaveCall.UnlockWithEscrow(id: Data(count: 16), secret: SecretBytes([1])),
         EnclaveCall.RevokeEscrow(id: Data(count: 16)),
+        EnclaveCall.CreateEnclaveKey(protection: .whenUnlockedThisDeviceOnly, access: nil, context: Data(count: 16)),
+        EnclaveCall.UseEnclaveKey(blob: Data(count: 90), operation: .sign(algorithm: "algid:sign:ECDSA:message-X962:SHA256", data: Data([1])), context: nil),
+        EnclaveCall.UseEnclaveKey(
+            blob: Data(count: 90), operation: .keyExchange(algorithm: "algid:keyexchange:ECDH:standard", publicKey: Data(count: 65), requestedSize: 16, sharedInfo: Data([2])),
+            context: Data(count: 16)),
     ]
 
     static func decode(_ bytes: [UInt8]) throws -> any EnclaveRequest {

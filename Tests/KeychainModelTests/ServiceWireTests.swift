@@ -28,6 +28,14 @@ import Testing
         Service.DecodePKCS12(file: Data([0x30, 1, 2]), passphrase: SecretBytes("pw".utf8)),
         Service.EncodePKCS12(privateKey: SecretBytes([1, 2]), certificates: [Data([3])], passphrase: SecretBytes("pw".utf8), name: "n"),
         Service.EncodePKCS12(privateKey: nil, certificates: [], passphrase: SecretBytes([]), name: nil),
+        Service.SetTrustSettings(
+            domain: .admin,
+            record: TrustSettingsRecord(
+                certificate: Data([0x30]),
+                constraints: [TrustUsageConstraint(policy: "ssl", policyString: "a.example", allowedError: -5, keyUsage: 1, application: "/bin/x", result: .deny), TrustUsageConstraint()])),
+        Service.RemoveTrustSettings(domain: .user, certificate: Data([0x30, 0])), Service.CopyTrustSettings(domain: .system),
+        Service.CreateEnclaveKey(protection: .whenUnlockedThisDeviceOnly, access: try! AccessControl(protection: .whenUnlockedThisDeviceOnly, flags: [.privateKeyUsage, .devicePasscode]), context: nil),
+        Service.UseEnclaveKey(blob: Data([1, 2]), operation: .decrypt(algorithm: "algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM", data: Data([3])), context: Data(count: 16), prompt: "Sign"),
     ]
 
     static func frame(_ request: some ServiceRequest, presence: SecretBytes? = nil) -> [UInt8] {
