@@ -18,7 +18,11 @@ struct ItemReferences {
     private let asked: (data: Bool, attributes: Bool, persistentRef: Bool)?
     private let kind: Kind?
 
-    init(_ query: [String: KeychainValue]) {
+    /// `kSecUseAuthenticationContext`: an enclave key returned by reference uses it.
+    private let context: AuthenticationContext?
+
+    init(_ query: [String: KeychainValue], context: AuthenticationContext? = nil) {
+        self.context = context
         let kind: Kind? =
             switch query[QueryKey.itemClass] {
             case .string(SecName.kSecClassKey)?: .key
@@ -67,7 +71,7 @@ struct ItemReferences {
         guard case .data(let bytes)? = item[QueryKey.valueData] else { throw KeychainError.decode("the item holds no data") }
         switch kind {
         case .key?:
-            return try Self.key(item, bytes: bytes)
+            return try Self.key(item, bytes: bytes, context: context)
         case .identity?:
             guard let label = item[SecName.kSecAttrApplicationLabel] else { throw KeychainError.decode("the identity has no key label") }
             var keyQuery: [String: KeychainValue] = [
@@ -79,15 +83,15 @@ struct ItemReferences {
             guard case .dictionary(let keyItem)? = try keychain.copyMatching(keyQuery), case .data(let keyBytes)? = keyItem[QueryKey.valueData] else {
                 throw KeychainError.itemNotFound
             }
-            return SecIdentity(certificate: NSData(data: bytes), privateKey: try Self.key(keyItem, bytes: keyBytes))
+            return SecIdentity(certificate: NSData(data: bytes), privateKey: try Self.key(keyItem, bytes: keyBytes, context: context))
         case .certificate?, nil:
             return NSData(data: bytes)  // a SecCertificate is its DER
         }
     }
 
-    private static func key(_ item: [String: KeychainValue], bytes: Data) throws(KeychainError) -> SecKey {
+    private static func key(_ item: [String: KeychainValue], bytes: Data, context: AuthenticationContext?) throws(KeychainError) -> SecKey {
         if item[SecName.kSecAttrTokenID] == .string(EnclaveKeyBlob.tokenID) {
-            return try SecKey(enclave: EnclaveKeyBlob(data: bytes), context: nil)
+            return try SecKey(enclave: EnclaveKeyBlob(data: bytes), context: context)
         }
         guard let type = text(item[SecName.kSecAttrKeyType]).flatMap(AsymmetricKey.KeyType.init(attributeValue:)),
             let keyClass = text(item[SecName.kSecAttrKeyClass]).flatMap(AsymmetricKey.KeyClass.init(attributeValue:))

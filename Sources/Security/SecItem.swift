@@ -24,7 +24,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     perform(result) { keychain throws(KeychainError) in
         let (query, context) = try FoundationBridge.request(query, forAdd: false)
-        let references = ItemReferences(query)
+        let references = ItemReferences(query, context: context)
         return try keychain.copyMatching(references.query, context: context).map { value throws(KeychainError) in try references.object(value, keychain: keychain) }
     }
 }

@@ -73,8 +73,11 @@ public final class SecKey: NSObject, @unchecked Sendable {
 
     public override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? SecKey else { return false }
-        guard enclave != nil || other.enclave != nil else { return key.isSame(as: other.key) }
-        return enclave == other.enclave || (enclave != nil && other.enclave != nil && enclave?.keyID == other.enclave?.keyID)
+        switch (enclave, other.enclave) {
+        case (nil, nil): return key.isSame(as: other.key)
+        case (let mine?, let theirs?): return mine.keyID == theirs.keyID
+        default: return false
+        }
     }
 
     public override var hash: Int { key.applicationLabel.hashValue }
