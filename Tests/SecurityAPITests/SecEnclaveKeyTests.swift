@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthentication
 import Security
 import Testing
 
@@ -101,6 +102,45 @@ extension SecurityAPI {
                     #expect(SecKeyCopyPublicKey(made) != SecKeyCopyPublicKey(key), "the private key is in the item in the clear")
                 }
             }
+            #expect(SecItemDelete([kSecClass: kSecClassKey, kSecAttrApplicationTag: tag] as CFDictionary) == errSecSuccess)
+        }
+
+        /// An access control on an enclave key, through LAContext: this keychain has no
+        /// passcode and no sensor, so the application password is the constraint every run
+        /// can satisfy. The key is made with the password set on its context, signs in that
+        /// context, and refuses another context's wrong password or a context that may not ask.
+        @Test func anApplicationPasswordGuardsTheKeyThroughLAContext() throws {
+            var error: Unmanaged<CFError>?
+            let access = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.privateKeyUsage, .applicationPassword], &error))
+            let context = LAContext()
+            #expect(context.setCredential(Data("key-pw".utf8), type: .applicationPassword))
+            let tag = Data(service.utf8)
+            let key = try Self.enclaveKey([
+                kSecAttrAccessControl as String: access, kSecUseAuthenticationContext as String: context, kSecAttrIsPermanent as String: true,
+                kSecAttrApplicationTag as String: tag,
+            ])
+            let publicKey = try #require(SecKeyCopyPublicKey(key))
+            let signature = try #require(SecKeyTests.sign(key, .ecdsaSignatureMessageX962SHA256, SecKeyTests.message).0)
+            #expect(SecKeyTests.verify(publicKey, .ecdsaSignatureMessageX962SHA256, SecKeyTests.message, signature).0)
+
+            func stored(_ context: LAContext) throws -> SecKey {
+                var found: CFTypeRef?
+                let query: [String: Any] = [
+                    kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag, kSecReturnRef as String: true,
+                    kSecUseAuthenticationContext as String: context,
+                ]
+                #expect(SecItemCopyMatching(query as CFDictionary, &found) == errSecSuccess, "finding the key asks for nothing")
+                return try #require(found.map { $0 as AnyObject } as? SecKey)
+            }
+            let wrong = LAContext()
+            wrong.setCredential(Data("guess".utf8), type: .applicationPassword)
+            #expect(SecKeyTests.sign(try stored(wrong), .ecdsaSignatureMessageX962SHA256, SecKeyTests.message).1.map(CFErrorGetCode) == CFIndex(errSecAuthFailed))
+            let silent = LAContext()
+            silent.interactionNotAllowed = true
+            #expect(SecKeyTests.sign(try stored(silent), .ecdsaSignatureMessageX962SHA256, SecKeyTests.message).1.map(CFErrorGetCode) == CFIndex(errSecInteractionNotAllowed))
+            let right = LAContext()
+            right.setCredential(Data("key-pw".utf8), type: .applicationPassword)
+            #expect(SecKeyTests.sign(try stored(right), .ecdsaSignatureMessageX962SHA256, SecKeyTests.message).0 != nil)
             #expect(SecItemDelete([kSecClass: kSecClassKey, kSecAttrApplicationTag: tag] as CFDictionary) == errSecSuccess)
         }
     }

@@ -13,8 +13,17 @@ extension Service.CreateEnclaveKey: ServedRequest {
         guard request.protection.isThisDeviceOnly else {
             throw KeychainError.param("an enclave key's protection is a ThisDeviceOnly class")
         }
-        return Service.EnclaveKeyCreated(
-            blob: try daemon.enclave.createEnclaveKey(protection: request.protection, access: request.access, context: request.context))
+        do {
+            return Service.EnclaveKeyCreated(
+                blob: try daemon.enclave.createEnclaveKey(protection: request.protection, access: request.access, context: request.context))
+        } catch let error as KeychainError where error == .authNeeded {
+            // Making the key needs only its application password, never the user's presence.
+            guard let access = request.access else { throw error }
+            var requirement = AuthenticationRequirement(access, operation: Data())
+            requirement.factors = []
+            requirement.requiredFactors = 0
+            throw KeychainError(status: error.status, message: "the enclave key needs its application password", details: requirement.details)
+        }
     }
 }
 
