@@ -233,7 +233,9 @@ enum CertificateCommands {
         var certificates: [Data] = [], roots: [Data] = []
         var policyName = "basic"
         var name: String?
+        var date = Date()
         let quiet = parsed.options.contains { $0.name == "q" }
+        let client = parsed.options.contains { $0.name == "C" }
         for option in parsed.options {
             switch option.name {
             case "c", "r":
@@ -241,20 +243,26 @@ enum CertificateCommands {
                 if option.name == "c" { certificates.append(Data(certificate.der)) } else { roots.append(Data(certificate.der)) }
             case "p": policyName = option.value ?? ""
             case "n": name = option.value
+            case "d":
+                guard let given = option.value.flatMap(gmtDate) else {
+                    ToolOutput.error("Date processing error\n")
+                    return ToolCommand.showUsage
+                }
+                date = given
             default: break
             }
         }
         let policy: Service.TrustPolicy
         switch policyName {
         case "basic": policy = .basicX509
-        case "ssl": policy = .ssl(server: true, hostname: name)
+        case "ssl": policy = .ssl(server: !client, hostname: name)
         case "codeSign": policy = .codeSigning
         default: return ToolCommand.showUsage
         }
         guard !certificates.isEmpty else { return ToolCommand.showUsage }
         do throws(KeychainError) {
             let evaluation = try session.call(
-                Service.EvaluateTrust(certificates: certificates, policies: [policy], anchors: roots, trustsSystemRoots: roots.isEmpty, verifyDate: Date()))
+                Service.EvaluateTrust(certificates: certificates, policies: [policy], anchors: roots, trustsSystemRoots: roots.isEmpty, verifyDate: date))
             guard evaluation.status == .success else {
                 if !quiet { ToolOutput.print("Cert Verify Result: \(cssmName(evaluation.status))\n") }
                 return 1
@@ -268,6 +276,29 @@ enum CertificateCommands {
     }
 
     // MARK: - Pieces
+
+    /// `verify-cert -d`: `YYYY-MM-DD-hh:mm:ss` or `YYYY-MM-DD`, in GMT, as macOS's tool
+    /// reads it with strptime; nil for anything else.
+    static func gmtDate(_ text: String) -> Date? {
+        let fields = text.split(separator: "-", maxSplits: 3, omittingEmptySubsequences: false)
+        guard fields.count == 3 || fields.count == 4 else { return nil }
+        let time = fields.count == 4 ? fields[3].split(separator: ":", omittingEmptySubsequences: false) : ["0", "0", "0"]
+        let numbers = (fields.prefix(3) + time).map { Int($0) }
+        guard time.count == 3, numbers.allSatisfy({ $0 != nil }) else { return nil }
+        let (year, month, day) = (numbers[0]!, numbers[1]!, numbers[2]!)
+        let (hour, minute, second) = (numbers[3]!, numbers[4]!, numbers[5]!)
+        guard (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else {
+            return nil
+        }
+        // Days from 1970-01-01 to the civil date (Howard Hinnant's algorithm).
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3_600 + minute * 60 + second))
+    }
 
     /// A certificate file, DER or PEM; nil (with macOS's message) when it is neither.
     private static func read(_ file: String) -> CertificateFields? {

@@ -329,6 +329,10 @@ enum CommandTable {
                     -r rootCertFile     Root Certificate. Can be specified multiple times.
                     -p policy           Verify Policy (basic, ssl, smime, codeSign, IPSec, swUpdate, pkgSign,
                                         eap, appleID, macappstore, timestamping); default is basic.
+                    -C                  Set client policy to true. Default is server policy. (ssl, IPSec, eap)
+                    -d date             Set date and time to use when verifying certificate,
+                                        provided in the form of YYYY-MM-DD-hh:mm:ss (time optional) in GMT.
+                                        e.g: 2016-04-25-15:59:59 for April 25, 2016 at 3:59:59 pm in GMT
                     -n name             Name to be verified. (ssl, IPSec, smime)
                     -L                  Local certificates only (do not try to fetch missing CA certs from net).
                     -q                  Quiet.
