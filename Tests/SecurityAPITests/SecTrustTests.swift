@@ -184,6 +184,36 @@ extension SecurityAPI {
             #expect(again.status == 1 && again.stderr == "SecTrustSettingsRemoveTrustSettings: The specified item could not be found in the keychain.\n")
         }
 
+        /// A leaf whose signature does not verify, and a chain whose two CAs issued each
+        /// other: not trusted, with an answer and no hang.
+        @Test func aBrokenSignatureAndALoopAreNotTrusted() throws {
+            var leaf = SecCertificateCopyData(certificates["leaf"]!) as Data
+            leaf[leaf.count - 5] ^= 0x01  // inside the signature's value
+            let tampered = try #require(SecCertificateCreateWithData(nil, leaf as CFData), "still DER")
+            var trust: SecTrust?
+            _ = SecTrustCreateWithCertificates([tampered, certificates["intermediate"]!] as CFArray, SecPolicyCreateBasicX509(), &trust)
+            let created = try #require(trust)
+            _ = SecTrustSetAnchorCertificates(created, [certificates["root"]!] as CFArray)
+            var error: CFError?
+            #expect(!SecTrustEvaluateWithError(created, &error))
+            #expect(error.map(CFErrorGetCode) == -67843)
+
+            let directory = try OpenSSL.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let made = try OpenSSL.execute("/usr/bin/python3", [SecKeyInteropTests.reference, "make-loop", directory.path])
+            try #require(made.status == 0, "\(made.output)")
+            let loop = try ["leaf", "a", "b"].map { name in
+                try #require(SecCertificateCreateWithData(nil, try Data(contentsOf: directory.appendingPathComponent("loop-\(name).der")) as CFData))
+            }
+            var looped: SecTrust?
+            _ = SecTrustCreateWithCertificates(loop as CFArray, SecPolicyCreateBasicX509(), &looped)
+            let circular = try #require(looped)
+            _ = SecTrustSetAnchorCertificates(circular, [certificates["root"]!] as CFArray)
+            #expect(!SecTrustEvaluateWithError(circular, &error))
+            #expect(error.map(CFErrorGetCode) == -25318, "the chain A → B → A reaches no anchor")
+            #expect(SecTrustGetCertificateCount(circular) == 3, "each certificate once")
+        }
+
         @Test func badArgumentsAreErrSecParam() {
             var trust: SecTrust?
             #expect(SecTrustCreateWithCertificates([] as CFArray, nil, &trust) == errSecParam)

@@ -17,6 +17,8 @@ Usage: apple_seckey_reference.py COMMAND HEX-ARGUMENTS...; prints hex.
                                            fail one check each: expired.der, weak.der (RSA
                                            1024), client.der (clientAuth only), and other-root.der;
                                            leaf.key.pem, the leaf's key (PKCS#8)
+  make-loop DIRECTORY                      loop-a.der and loop-b.der, each issued by the
+                                           other, and loop-leaf.der issued by A
 """
 import os
 import sys
@@ -41,6 +43,9 @@ def main(command, *args):
         return
     if command == "make-chain":
         make_chain(args[0])
+        return
+    if command == "make-loop":
+        make_loop(args[0])
         return
     data = [bytes.fromhex(a) if command != "ec-point" else a for a in args]
     if command == "ec-public-pem":
@@ -163,6 +168,33 @@ def make_chain(directory):
         f.write(leaf_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
     other_key = ec.generate_private_key(ec.SECP256R1())
     save(issue("Test Root", other_key, "Test Root", other_key, True, start, 3650), "other-root.der")
+
+
+def make_loop(directory):
+    """loop-a.der and loop-b.der each issued by the other, loop-leaf.der issued by A."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.x509.oid import NameOID
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+    keys = {name: ec.generate_private_key(ec.SECP256R1()) for name in ("a", "b", "leaf")}
+
+    def issue(subject, issuer, ca):
+        name = lambda common: x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common)])
+        certificate = (
+            x509.CertificateBuilder().subject_name(name("Loop " + subject.upper())).issuer_name(name("Loop " + issuer.upper()))
+            .public_key(keys[subject].public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(days=1)).not_valid_after(now + datetime.timedelta(days=30))
+            .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+            .sign(keys[issuer], hashes.SHA256())
+        )
+        with open(os.path.join(directory, "loop-" + subject + ".der"), "wb") as f:
+            f.write(certificate.public_bytes(serialization.Encoding.DER))
+
+    issue("a", "b", True)
+    issue("b", "a", True)
+    issue("leaf", "a", False)
 
 
 if __name__ == "__main__":
