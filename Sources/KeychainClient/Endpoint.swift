@@ -26,6 +26,18 @@ extension KeychainClient {
         ///   answers within `timeout`.
         func open() throws -> Int32 {
             if let fd = try attempt() { return fd }
+            if SocketActivation.start(paths) {
+                // systemd listens on the socket now and starts the daemon on this connect.
+                if let fd = try attempt() { return fd }
+            }
+            guard InstallationLayout.isExecutableFile(daemon) else {
+                // Once, at once: retrying for the timeout would only hang the caller.
+                let looked = ([daemon] + InstallationLayout.daemonCandidates()).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+                throw KeychainError(
+                    status: OSStatusCode.notAvailable,
+                    message: "Trousseau's securityd is not installed (none of \(looked.joined(separator: ", "))): install Trousseau "
+                        + "(scripts/install, or the trousseau package), or set TROUSSEAU_SECURITYD")
+            }
             DaemonStartFailure.clear(for: paths)
             var child = try startDaemon()
             let deadline = ContinuousClock.now + timeout

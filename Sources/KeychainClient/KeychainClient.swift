@@ -30,11 +30,11 @@ public final class KeychainClient: Sendable {
         _ = connection.withLock { $0 >= 0 ? close($0) : 0 }
     }
 
-    /// The daemon executable: `$TROUSSEAU_SECURITYD`, else `securityd` beside this
-    /// process's executable.
+    /// The daemon executable: the first of ``InstallationLayout/daemonCandidates(environment:)``
+    /// that exists (`$TROUSSEAU_SECURITYD`, beside this program, the installation's
+    /// libexec); the first candidate when none does (connecting then says what to install).
     public static var defaultDaemon: String {
-        if let path = ProcessInfo.processInfo.environment["TROUSSEAU_SECURITYD"], !path.isEmpty { return path }
-        return ProcessExecutable.sibling("securityd")
+        InstallationLayout.installedDaemon() ?? InstallationLayout.daemonCandidates().first ?? "securityd"
     }
 
     /// Connects to the daemon of the keychain at `paths`, starting it when nobody listens.

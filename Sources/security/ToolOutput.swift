@@ -65,7 +65,13 @@ enum ToolOutput {
     /// set, the daemon's detail (which names keys and types, never values).
     static func report(_ function: String, _ error: KeychainError) {
         report("\(function): \(KeychainError.appleMessage(for: error.status))")
-        if debugging { self.error("detail: \(error.message)\n") }
+        if debugging {
+            self.error("detail: \(error.message)\n")
+        } else if error.status == .notAvailable, !error.message.isEmpty {
+            // Why there is no keychain (no securityd installed, or it could not start) is
+            // what the user needs to act on; Apple's words alone say to restart the computer.
+            report(error.message)
+        }
     }
 
     /// Reports a failed command's error and returns its status (the exit status's source).

@@ -84,7 +84,7 @@ do {
         listener: listener, dispatcher: try RequestDispatcher(store: store, enclave: enclave, home: paths.home, adminTrustSettings: adminTrustSettings),
         identification: CallerIdentification(
             rootDirectories: [DeveloperRoots.userDirectory(home: paths.home), DeveloperRoots.systemDirectory],
-            securityTool: ProcessExecutable.sibling("security")),
+            securityTool: InstallationLayout.securityTool()),
         idleExit: idleSeconds > 0 ? .seconds(idleSeconds) : nil)
 
     var signalSources: [any DispatchSourceSignal] = []

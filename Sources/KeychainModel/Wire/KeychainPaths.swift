@@ -8,8 +8,10 @@ import Glibc
 public struct KeychainPaths: Sendable, Hashable {
     /// `KEYCHAIN_HOME`: the database, keybag, device key and daemon lock.
     public let home: String
-    /// The daemon's Unix socket: in a 0700 directory under the runtime directory, named by
-    /// a hash of `home` so that any `home`, however long, fits the 107-byte limit.
+    /// The daemon's Unix socket, in a 0700 directory under the runtime directory: the
+    /// user's default keychain's is `default.sock` (what the systemd socket unit listens
+    /// on); any other's is named by a hash of `home`, so that any `home`, however long,
+    /// fits the 107-byte limit.
     public let socket: String
 
     public static let databaseFileName = "keychain.db"
@@ -21,19 +23,27 @@ public struct KeychainPaths: Sendable, Hashable {
         let home: String
         if let explicit = environment["KEYCHAIN_HOME"], !explicit.isEmpty {
             home = explicit
-        } else if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
-            home = data + "/trousseau"
         } else {
-            home = (environment["HOME"] ?? "/tmp") + "/.local/share/trousseau"
+            home = defaultHome(environment)
         }
         return KeychainPaths(home: home, environment: environment)
     }
+
+    /// The user's default keychain: `$XDG_DATA_HOME/trousseau`, else `~/.local/share/trousseau`.
+    public static func defaultHome(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let data = environment["XDG_DATA_HOME"], !data.isEmpty { return data + "/trousseau" }
+        return (environment["HOME"] ?? "/tmp") + "/.local/share/trousseau"
+    }
+
+    /// The socket file name of the default keychain.
+    public static let defaultSocketName = "default.sock"
 
     public init(home: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.home = home
         let runtime =
             environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 + "/trousseau" } ?? "/tmp/trousseau-\(getuid())"
-        socket = runtime + "/" + Self.fingerprint(home) + ".sock"
+        let name = home == Self.defaultHome(environment) ? Self.defaultSocketName : Self.fingerprint(home) + ".sock"
+        socket = runtime + "/" + name
     }
 
     public var database: String { home + "/" + Self.databaseFileName }
