@@ -11,14 +11,17 @@
 #include <string.h>
 
 static pthread_once_t providers_once = PTHREAD_ONCE_INIT;
+// Loaded once and kept for the life of the process.
+static OSSL_PROVIDER *default_provider;
+static OSSL_PROVIDER *legacy_provider;
 
 // No configuration file (securityd decides what it runs with), the default provider, and
 // the legacy one for RC2-40 and the other PKCS#12 ciphers OpenSSL 3 moved there. Without
 // it (a system without the module) legacy files do not decrypt, and say so as malformed.
 static void load_providers(void) {
     OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL);
-    OSSL_PROVIDER_load(NULL, "default");
-    OSSL_PROVIDER_load(NULL, "legacy");
+    default_provider = OSSL_PROVIDER_load(NULL, "default");
+    legacy_provider = OSSL_PROVIDER_load(NULL, "legacy");
     ERR_clear_error();
 }
 
