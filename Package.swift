@@ -281,6 +281,12 @@ let package = Package(
             swiftSettings: testHooks
         ),
         .testTarget(
+            // scripts/install into a temporary prefix, used by another package's program
+            // (slow: a release build of the programs, cached in .build-install).
+            name: "InstallationTests",
+            dependencies: ["KeychainTestSupport"]
+        ),
+        .testTarget(
             name: "SecurityToolTests",
             dependencies: ["security", "securityd", "trousseau-enclave", "KeychainTestSupport"],
             exclude: ["Golden"],

@@ -35,16 +35,31 @@ public enum CommandRunner {
         try run(executable: productsDirectory.appendingPathComponent(product).path, arguments, environment: environment, input: input)
     }
 
+    /// This process's environment without the test variables (for builds and installs run
+    /// from a test).
+    public static var hostEnvironment: [String: String] {
+        ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TROUSSEAU_") && $0.key != "KEYCHAIN_HOME" }
+    }
+
     /// Runs the executable at `executable` (for example a copy of a product elsewhere).
+    ///
+    /// - Parameters:
+    ///   - clearing: when true the child gets `environment` alone, nothing of this process's.
+    ///   - workingDirectory: where it runs (this process's directory when nil).
     public static func run(
-        executable: String, _ arguments: [String], environment: [String: String] = [:], input: String = ""
+        executable: String, _ arguments: [String], environment: [String: String] = [:], input: String = "", clearing: Bool = false,
+        in workingDirectory: String? = nil
     ) throws -> CommandResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment
-            .merging(testEnvironment) { _, new in new }
-            .merging(environment) { _, new in new }
+        process.environment =
+            clearing
+            ? environment
+            : ProcessInfo.processInfo.environment
+                .merging(testEnvironment) { _, new in new }
+                .merging(environment) { _, new in new }
+        if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout

@@ -1,0 +1,158 @@
+import Foundation
+import KeychainTestSupport
+import Testing
+
+/// Trousseau installed as a user would install it (`scripts/install --prefix`), used by a
+/// program of another package that only depends on `Security`, with no variable of ours in
+/// its environment: it finds the installed daemon by itself. Then an upgrade in place, a
+/// half-installed tree, two users, and `--uninstall`.
+///
+/// Slow: a release build of the three programs (cached in `.build-install`) and a debug
+/// build of the other package.
+@Suite(.serialized) final class InstallationTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let directory: String
+    let prefix: String
+
+    init() throws {
+        directory = try TemporaryKeychain.makeTemporaryDirectory()
+        prefix = directory + "/prefix"
+    }
+
+    deinit {
+        for home in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where home.hasPrefix("home") {
+            DaemonControl.stop(home: directory + "/" + home + "/.local/share/trousseau")
+        }
+        try? FileManagerLite.removeTree(directory)
+    }
+
+    /// Runs `executable` with exactly `environment` (nothing of this process's).
+    @discardableResult
+    func run(_ executable: String, _ arguments: [String], environment: [String: String], in workingDirectory: String? = nil) throws -> CommandResult {
+        try CommandRunner.run(executable: executable, arguments, environment: environment, clearing: true, in: workingDirectory)
+    }
+
+    func install(_ extra: [String] = []) throws -> CommandResult {
+        try run("/bin/bash", [Self.repository.path + "/scripts/install", "--prefix", prefix] + extra, environment: CommandRunner.hostEnvironment)
+    }
+
+    /// A user's environment: a home of its own, the prefix's bin on PATH, nothing else.
+    func user(_ name: String) throws -> [String: String] {
+        let home = directory + "/home-" + name
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        return ["HOME": home, "PATH": prefix + "/bin:/usr/bin:/bin"]
+    }
+
+    /// A package of its own that depends on Trousseau's `Security` and stores and reads a
+    /// password with SecItemAdd and SecItemCopyMatching.
+    func buildConsumer() throws -> String {
+        let package = directory + "/consumer"
+        try FileManager.default.createDirectory(atPath: package + "/Sources/consumer", withIntermediateDirectories: true)
+        try """
+        // swift-tools-version:6.1
+        import PackageDescription
+        let package = Package(
+            name: "Consumer",
+            dependencies: [.package(name: "Trousseau", path: "\(Self.repository.path)")],
+            targets: [.executableTarget(name: "consumer", dependencies: [.product(name: "Security", package: "Trousseau")])]
+        )
+        """.write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
+        try """
+        import Foundation
+        import Security
+
+        let base: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "consumer.example", kSecAttrAccount as String: "alice"]
+        if CommandLine.arguments.contains("add") {
+            let status = SecItemAdd(base.merging([kSecValueData as String: Data("from another package".utf8)]) { $1 } as CFDictionary, nil)
+            guard status == errSecSuccess else { print("SecItemAdd", status); exit(1) }
+        }
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(base.merging([kSecReturnData as String: true]) { $1 } as CFDictionary, &result)
+        guard status == errSecSuccess, let data = result as? Data else { print("SecItemCopyMatching", status); exit(2) }
+        print(String(decoding: data, as: UTF8.self))
+        """.write(toFile: package + "/Sources/consumer/main.swift", atomically: true, encoding: .utf8)
+        let built = try run("/usr/bin/env", ["swift", "build", "--scratch-path", package + "/.build"], environment: CommandRunner.hostEnvironment, in: package)
+        try #require(built.status == 0, "\(built.stdout)\(built.stderr)")
+        return package + "/.build/debug/consumer"
+    }
+
+    @Test func anInstalledTrousseauServesAnotherPackagesProgram() throws {
+        let installed = try install()
+        try #require(installed.status == 0, "\(installed.stdout)\(installed.stderr)")
+        let manifest = try String(contentsOfFile: prefix + "/share/trousseau/install-manifest", encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(Set(manifest).isSuperset(of: ["bin/security", "libexec/trousseau/securityd", "libexec/trousseau/trousseau-enclave",
+            "lib/systemd/user/trousseau-securityd.socket", "lib/systemd/user/trousseau-securityd.service"]))
+        let service = try String(contentsOfFile: prefix + "/lib/systemd/user/trousseau-securityd.service", encoding: .utf8)
+        #expect(service.contains("ExecStart=\(prefix)/libexec/trousseau/securityd\n"))
+
+        // Another package's program, nothing of ours in its environment.
+        let consumer = try buildConsumer()
+        let alice = try user("alice")
+        let first = try run(consumer, ["add"], environment: alice)
+        #expect(first.status == 0 && first.stdout == "from another package\n", "\(first.stdout)\(first.stderr)")
+        let home = alice["HOME"]! + "/.local/share/trousseau"
+        let daemon = try #require(DaemonControl.pid(home: home), "a daemon serves the default keychain")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(daemon)/exe") == prefix + "/libexec/trousseau/securityd")
+        #expect(try run(prefix + "/bin/security", ["find-generic-password", "-s", "consumer.example", "-w"], environment: alice).stdout == "from another package\n")
+
+        // An upgrade in place keeps the keychain.
+        DaemonControl.stop(home: home)
+        #expect(try install().status == 0)
+        #expect(try run(consumer, [], environment: alice).stdout == "from another package\n")
+
+        // Half installed: the missing file is named, at once.
+        DaemonControl.stop(home: home)
+        try FileManager.default.removeItem(atPath: prefix + "/libexec/trousseau/securityd")
+        let half = try run(prefix + "/bin/security", ["find-generic-password", "-s", "consumer.example", "-w"], environment: alice)
+        #expect(half.status != 0)
+        #expect(half.stderr.contains("\(prefix)/libexec/trousseau/securityd"), "\(half.stderr)")
+        #expect(try run(consumer, [], environment: alice).stdout == "SecItemCopyMatching -25291\n")
+
+        // Uninstalled: every file of the manifest goes, the keychain stays.
+        let removed = try install(["--uninstall"])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        for file in manifest { #expect(!FileManager.default.fileExists(atPath: prefix + "/" + file), "\(file) left behind") }
+        #expect(!FileManager.default.fileExists(atPath: prefix + "/libexec"))
+        #expect(FileManager.default.fileExists(atPath: home + "/keychain.db"), "the keychain is never removed")
+    }
+
+    /// Two users of one machine: each gets a daemon and a socket of their own, and neither
+    /// reaches the other's (root only: the test takes two uids with setpriv).
+    @Test func twoUsersCannotReachEachOthersDaemon() throws {
+        guard getuid() == 0 else { return }  // needs setpriv to other uids; the other test covers the rest
+        // Other users reach the installation as they would /usr/local.
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory)
+        #expect(try install().status == 0)
+        var environments: [[String: String]] = []
+        for (name, uid) in [("ann", 40_001), ("bob", 40_002)] {
+            let environment = try user(name)
+            try FileManager.default.setAttributes([.ownerAccountID: uid, .groupOwnerAccountID: uid, .posixPermissions: 0o700], ofItemAtPath: environment["HOME"]!)
+            environments.append(environment)
+            let stored = try run(
+                "/usr/bin/setpriv", ["--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups", prefix + "/bin/security", "add-generic-password", "-a", name, "-s", "two-users", "-w", "secret of " + name],
+                environment: environment)
+            #expect(stored.status == 0, "\(stored.stderr)")
+        }
+        // bob cannot connect to ann's socket, nor open her keychain with a daemon of his own.
+        let annSocket = "/tmp/trousseau-40001/default.sock"
+        #expect(FileManager.default.fileExists(atPath: annSocket))
+        let connect = try run(
+            "/usr/bin/setpriv",
+            ["--reuid", "40002", "--regid", "40002", "--clear-groups", "/usr/bin/python3", "-c", "import socket; socket.socket(socket.AF_UNIX).connect('\(annSocket)')"],
+            environment: environments[1])
+        #expect(connect.status != 0 && connect.stderr.contains("PermissionError"), "\(connect.stderr)")
+        var intruder = environments[1]
+        intruder["KEYCHAIN_HOME"] = environments[0]["HOME"]! + "/.local/share/trousseau"
+        let read = try run(
+            "/usr/bin/setpriv", ["--reuid", "40002", "--regid", "40002", "--clear-groups", prefix + "/bin/security", "find-generic-password", "-a", "ann", "-w"],
+            environment: intruder)
+        #expect(read.status != 0 && !read.stdout.contains("secret of ann"))
+        let own = try run(
+            "/usr/bin/setpriv", ["--reuid", "40002", "--regid", "40002", "--clear-groups", prefix + "/bin/security", "find-generic-password", "-a", "bob", "-w"],
+            environment: environments[1])
+        #expect(own.stdout == "secret of bob\n")
+        for (uid, environment) in zip([40_001, 40_002], environments) {
+            _ = try? run("/usr/bin/pkill", ["-U", "\(uid)", "-f", "securityd"], environment: environment)
+        }
+    }
+}
