@@ -23,8 +23,8 @@ import Testing
     }
 
     deinit {
-        _ = try? CommandRunner.run(executable: "/usr/bin/pkill", ["-u", user, "-f", "securityd"], environment: [:], clearing: true)
-        _ = try? CommandRunner.run(executable: "/usr/sbin/userdel", [user], environment: [:], clearing: true)
+        DaemonControl.stop(home: home + "/.local/share/trousseau")
+        _ = try? CommandRunner.run(executable: "/usr/sbin/userdel", ["-f", user], environment: [:], clearing: true)
         try? FileManager.default.removeItem(atPath: "/etc/pam.d/" + service)
         try? FileManagerLite.removeTree(directory)
     }
