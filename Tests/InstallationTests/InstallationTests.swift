@@ -155,4 +155,48 @@ import Testing
             _ = try? run("/usr/bin/pkill", ["-U", "\(uid)", "-f", "securityd"], environment: environment)
         }
     }
+
+    /// The Debian package, installed with apt on this machine, used by a new user, removed:
+    /// nothing of it left (root, with dpkg and apt).
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/apt-get"), "needs root and apt"))
+    func theDebianPackageInstallsServesANewUserAndRemovesCleanly() throws {
+        try #require(!FileManager.default.fileExists(atPath: "/var/lib/dpkg/info/trousseau.list"), "a trousseau package is installed already; not touching it")
+        let built = try run("/bin/bash", [Self.repository.path + "/scripts/package-deb", "--out", directory + "/deb"], environment: CommandRunner.hostEnvironment)
+        try #require(built.status == 0, "\(built.stderr)")
+        let package = built.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let control = try run("/usr/bin/dpkg-deb", ["-f", package, "Depends"], environment: CommandRunner.hostEnvironment)
+        #expect(control.stdout.contains("libsqlite3-0") && control.stdout.contains("libssl3"), "\(control.stdout)")
+
+        var apt = CommandRunner.hostEnvironment
+        apt["DEBIAN_FRONTEND"] = "noninteractive"
+        let installed = try run("/usr/bin/apt-get", ["install", "-y", "-qq", package], environment: apt)
+        try #require(installed.status == 0, "\(installed.stdout)\(installed.stderr)")
+        let user = "trdeb\(getpid() % 100_000)"
+        defer {
+            _ = try? run("/usr/bin/pkill", ["-u", user], environment: apt)
+            usleep(300_000)
+            _ = try? run("/usr/sbin/userdel", ["-rf", user], environment: apt)
+            _ = try? run("/usr/bin/apt-get", ["remove", "-y", "-qq", "trousseau"], environment: apt)
+        }
+        let files = try run("/usr/bin/dpkg", ["-L", "trousseau"], environment: apt).stdout.split(separator: "\n").map(String.init)
+        #expect(files.contains("/usr/bin/security") && files.contains("/usr/libexec/trousseau/securityd"))
+        #expect(FileManager.default.fileExists(atPath: "/etc/systemd/user/sockets.target.wants/trousseau-securityd.socket"), "enabled for new sessions")
+
+        // A fresh user, nothing but a login shell's environment.
+        #expect(try run("/usr/sbin/useradd", ["-m", "-s", "/bin/sh", user], environment: apt).status == 0)
+        let session = try run(
+            "/bin/su", ["-", user, "-c", "security add-generic-password -a me -s package -w from-the-package && security find-generic-password -a me -s package -w"],
+            environment: apt)
+        #expect(session.stdout == "from-the-package\n", "\(session.stdout)\(session.stderr)")
+        _ = try run("/usr/bin/pkill", ["-u", user], environment: apt)
+        usleep(300_000)
+
+        let removed = try run("/usr/bin/apt-get", ["remove", "-y", "-qq", "trousseau"], environment: apt)
+        #expect(removed.status == 0, "\(removed.stderr)")
+        var isDirectory: ObjCBool = false
+        let left = files.filter { FileManager.default.fileExists(atPath: $0, isDirectory: &isDirectory) && !isDirectory.boolValue }
+        #expect(left.isEmpty, "left behind: \(left)")
+        #expect(!FileManager.default.fileExists(atPath: "/usr/libexec/trousseau"))
+        #expect(!FileManager.default.fileExists(atPath: "/etc/systemd/user/sockets.target.wants/trousseau-securityd.socket"))
+    }
 }
