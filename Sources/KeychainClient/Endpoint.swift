@@ -25,6 +25,7 @@ extension KeychainClient {
         ///   keychain (``DaemonStartFailure``), or `errSecNotAvailable` when no daemon
         ///   answers within `timeout`.
         func open() throws -> Int32 {
+            SocketActivation.prepareHome(paths)
             if let fd = try attempt() { return fd }
             if SocketActivation.start(paths) {
                 // systemd listens on the socket now and starts the daemon on this connect.

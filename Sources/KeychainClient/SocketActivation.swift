@@ -24,6 +24,18 @@ enum SocketActivation {
         return directories + ["/etc/systemd/user", "/usr/local/lib/systemd/user", "/usr/lib/systemd/user"]
     }
 
+    /// Creates the default keychain's directory (0700, and any missing parent) when it does
+    /// not exist: a securityd that systemd starts runs with the file system read-only but
+    /// for that directory (`ProtectSystem=strict`), so it cannot create it itself.
+    static func prepareHome(_ paths: KeychainPaths) {
+        guard paths.socket.hasSuffix("/" + KeychainPaths.defaultSocketName), access(paths.home, F_OK) != 0 else { return }
+        var path = ""
+        for component in paths.home.split(separator: "/") {
+            path += "/" + component
+            if access(path, F_OK) != 0 { mkdir(path, 0o700) }
+        }
+    }
+
     /// Starts the socket unit for `paths` when that can help: the default keychain, a user
     /// session bus for systemctl to reach, and the unit installed. True when systemctl
     /// succeeded.
