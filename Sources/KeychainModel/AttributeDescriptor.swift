@@ -44,6 +44,13 @@ public struct AttributeDescriptor: Sendable, Hashable {
         access != .internal && (type == .string || type == .data)
     }
 
+    /// The text attributes Apple's schema declares as blobs (SecItemSchema.c): a caller may
+    /// give them as `String` or as `Data`.
+    public static let blobAttributes: Set<String> = [
+        SecName.kSecAttrAccount, SecName.kSecAttrService, SecName.kSecAttrLabel, SecName.kSecAttrDescription,
+        SecName.kSecAttrComment, SecName.kSecAttrServer, SecName.kSecAttrSecurityDomain, SecName.kSecAttrPath,
+    ]
+
     /// The largest string or data value an attribute may hold, in bytes.
     public static let maximumValueSize = 64 * 1024
 
@@ -57,6 +64,9 @@ public struct AttributeDescriptor: Sendable, Hashable {
         let coerced: KeychainValue?
         switch (type, value) {
         case (.string, .string): coerced = value
+        // Apple's "blob" attributes keep the type they were given: a Data account is stored,
+        // matched and returned as Data (and is another key than the String of its bytes).
+        case (.string, .data) where Self.blobAttributes.contains(name): coerced = value
         case (.data, .data): coerced = value
         case (.data, .string(let s)): coerced = .data(Data(s.utf8))
         case (.number, .number): coerced = value

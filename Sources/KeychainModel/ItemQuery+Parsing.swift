@@ -134,7 +134,7 @@ extension ItemQuery {
     /// What an item with `access` may not be: synchronizable, of another class than its
     /// access control, or protected by what Linux lacks.
     static func check(_ access: AccessControl, protection: ProtectionClass?, synchronizable: Bool) throws {
-        try ItemRules.check(synchronizable: synchronizable, protection: nil, hasAccessControl: true)
+        try ItemRules.check(synchronizable: synchronizable, protection: nil, constrainedAccess: !access.flags.isEmpty)
         if let protection, protection != access.protection {
             throw KeychainError.param("kSecAttrAccessible and kSecAttrAccessControl disagree")
         }

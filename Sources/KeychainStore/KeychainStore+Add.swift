@@ -12,7 +12,7 @@ extension KeychainStore {
         try caller.authorize(group)
         let protection = query.protection ?? query.itemClass.defaultProtection
         let synchronizable = query.synchronizable == .yes
-        try ItemRules.check(synchronizable: synchronizable, protection: protection, hasAccessControl: query.accessControl != nil)
+        try ItemRules.check(synchronizable: synchronizable, protection: protection, constrainedAccess: query.accessControl.map { !$0.flags.isEmpty } ?? false)
 
         var attributes = query.attributes
         for attribute in ItemSchema.of(query.itemClass).primaryKey where attributes[attribute.name] == nil {

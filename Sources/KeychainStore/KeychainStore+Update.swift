@@ -31,7 +31,7 @@ extension KeychainStore {
                 if let protection = changes.protection { item.protection = protection }
                 if let synchronizable = changes.synchronizable { item.synchronizable = synchronizable }
                 if let data = changes.data { item.data = data }
-                try ItemRules.check(synchronizable: item.synchronizable, protection: item.protection, hasAccessControl: item.accessControl != nil)
+                try ItemRules.check(synchronizable: item.synchronizable, protection: item.protection, constrainedAccess: item.accessControl.map { !$0.flags.isEmpty } ?? false)
                 let sealed = try seal(item, keys: keys, authentication: query.authentication)
                 try claimPrimaryKey(sealed.identity.primaryKeyToken, of: item.itemClass, excluding: match.row.rowID, in: db)
                 try replace(rowID: match.row.rowID, with: sealed, in: db)

@@ -44,3 +44,8 @@ public func CFErrorGetDomain(_ error: CFError!) -> CFErrorDomain! {
 public func CFErrorCopyDescription(_ error: CFError!) -> CFString! {
     NSString(string: error.localizedDescription)
 }
+
+/// The error's user-info dictionary (`CFErrorCopyUserInfo`): KeychainAccess reads it.
+public func CFErrorCopyUserInfo(_ error: CFError!) -> CFDictionary! {
+    NSDictionary(dictionary: error.userInfo)
+}

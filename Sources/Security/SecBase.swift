@@ -4,6 +4,8 @@ import KeychainModel
 // keychain returns, defined once in KeychainModel's OSStatusCode.
 
 public let errSecSuccess: OSStatus = OSStatusCode.success.rawValue  // 0
+/// `noErr` (MacTypes.h): the success of every Apple API that returns an OSStatus.
+public let noErr: OSStatus = OSStatusCode.success.rawValue
 public let errSecUnimplemented: OSStatus = OSStatusCode.unimplemented.rawValue  // -4
 public let errSecDiskFull: OSStatus = OSStatusCode.diskFull.rawValue  // -34
 public let errSecIO: OSStatus = OSStatusCode.io.rawValue  // -36

@@ -95,8 +95,16 @@ import Testing
         #expect(found?["sdat"] == .date(Date(timeIntervalSinceReferenceDate: 0)))
     }
 
-    @Test func synchronizableThisDeviceOnlyIsRejected() {
-        #expect(osStatus { try store.add(genericPassword(account: "a", ["sync": .bool(true), "pdmn": .string("aku")]), caller: caller) } == OSStatusCode.param)
+    /// Apple's securityd stores a synchronizable ThisDeviceOnly item as asked (its class keys
+    /// keep it on the device); only an access control with constraints cannot be synchronizable.
+    @Test func synchronizableThisDeviceOnlyIsStoredAsAsked() throws {
+        _ = try store.add(genericPassword(account: "a", ["sync": .bool(true), "pdmn": .string("aku")]), caller: caller)
+        let found = try store.copyMatching(genericPassword(account: "a", ["sync": .bool(true), "r_Attributes": .bool(true)]), caller: caller)?.dictionary
+        #expect(found?["sync"] == .bool(true) && found?["pdmn"] == .string("aku"))
+        let constrained = try AccessControl(protection: .whenUnlocked, flags: .devicePasscode)
+        #expect(
+            osStatus { try store.add(genericPassword(account: "b", ["sync": .bool(true), "accc": .data(constrained.encoded)]), caller: caller) }
+                == OSStatusCode.param)
     }
 
     @Test func addReturnsWhatItWasAskedFor() throws {

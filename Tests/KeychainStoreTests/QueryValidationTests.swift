@@ -22,7 +22,7 @@ import Testing
 
     @Test func attributeOfTheWrongTypeIsParam() {
         let cases: [(String, KeychainValue)] = [
-            ("acct", .number(1)), ("svce", .data(Data([1]))), ("labl", .bool(true)), ("gena", .number(2)),
+            ("acct", .number(1)), ("agrp", .data(Data([1]))), ("labl", .bool(true)), ("gena", .number(2)),
             ("invi", .string("yes")), ("crtr", .string("abcd")), ("cdat", .string("today")),
             ("agrp", .number(1)), ("agrp", .string("")), ("pdmn", .string("always")), ("sync", .string("yes")),
             ("acct", .array([.string("a")])),

@@ -34,7 +34,7 @@ extension SecurityAPI {
 
         @Test func attributeErrors() {
             let wrongTypes: [(CFString, Any)] = [
-                (kSecAttrAccount, 1), (kSecAttrService, Data([1])), (kSecAttrLabel, true), (kSecAttrGeneric, 2),
+                (kSecAttrAccount, 1), (kSecAttrAccessGroup, Data([1])), (kSecAttrLabel, true), (kSecAttrGeneric, 2),
                 (kSecAttrIsInvisible, "yes"), (kSecAttrCreator, "abcd"), (kSecAttrAccessible, "always"),
                 (kSecAttrAccessGroup, ""), (kSecAttrSynchronizable, "yes"), (kSecAttrAccount, ["a"]),
             ]

@@ -51,8 +51,11 @@ extension SecurityAPI {
         @Test func synchronizableRules() {
             let anyOnAdd = query("b", [kSecAttrSynchronizable as String: kSecAttrSynchronizableAny])
             #expect(SecItemAdd(anyOnAdd as CFDictionary, nil) == errSecParam, "SynchronizableAny is a query value, not an attribute")
+            // Apple's securityd stores a synchronizable ThisDeviceOnly item as asked
+            // (WrapperCompatibilityTests); its class keys keep it on the device.
             let deviceOnly = query("b", [kSecAttrSynchronizable as String: true, kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlockedThisDeviceOnly])
-            #expect(SecItemAdd(deviceOnly as CFDictionary, nil) == errSecParam, "a ThisDeviceOnly item cannot sync")
+            #expect(SecItemAdd(deviceOnly as CFDictionary, nil) == errSecSuccess)
+            #expect(SecItemDelete(query("b", [kSecAttrSynchronizable as String: kSecAttrSynchronizableAny]) as CFDictionary) == errSecSuccess)
         }
 
         @Test(arguments: 0..<6)

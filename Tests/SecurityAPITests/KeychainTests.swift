@@ -59,7 +59,7 @@ extension SecurityAPI {
                 try keychain.add(Data(), for: item, attributes: ItemAttributes(accessGroup: "ABCDE12345.not.mine"))
             }
             #expect(throws: KeychainError.param) {
-                try keychain.add(Data(), for: item, attributes: ItemAttributes(protection: .whenUnlockedThisDeviceOnly, synchronizable: true))
+                try keychain.add(Data(), for: item, attributes: ItemAttributes(accessGroup: ""))
             }
             do {
                 _ = try keychain.copyMatching(["class": .string("nope")])

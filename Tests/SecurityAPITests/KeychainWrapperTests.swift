@@ -38,7 +38,7 @@ extension SecurityAPI {
             #expect(keychain["token"] == nil && stored("token").isEmpty)
         }
 
-        @Test func chainedOptionsReachTheItem() {
+        @Test func chainedOptionsReachTheItem() throws {
             let keychain = KeychainWrapper(service: service).accessibility(.afterFirstUnlockThisDeviceOnly).label("Example token")
             keychain["device"] = "1"
             let item = stored("device").first
@@ -51,8 +51,10 @@ extension SecurityAPI {
             #expect(stored("cloud").first?[kSecAttrSynchronizable as String] as? Bool == true)
             #expect(KeychainWrapper(service: service)["cloud"] == "2", "reads see synchronizable items (SynchronizableAny)")
 
-            let refused = KeychainWrapper(service: service).synchronizable(true).accessibility(.whenUnlockedThisDeviceOnly)
-            #expect(throws: KeychainWrapper.Failure(status: errSecParam)) { try refused.set("3", key: "bad") }
+            // Synchronizable and ThisDeviceOnly: stored as asked, as Apple's securityd does.
+            let local = KeychainWrapper(service: service).synchronizable(true).accessibility(.whenUnlockedThisDeviceOnly)
+            try local.set("3", key: "local")
+            #expect(stored("local").first?[kSecAttrSynchronizable as String] as? Bool == true)
         }
 
         @Test func allKeysAndRemoveAll() throws {

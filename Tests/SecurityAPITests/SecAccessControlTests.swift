@@ -72,11 +72,19 @@ extension SecurityAPI {
             #expect(SecItemCopyMatching(query as CFDictionary, nil) == errSecItemNotFound, "nothing stored unprotected")
         }
 
-        @Test func aSynchronizableItemCannotHaveOne() throws {
-            let access: SecAccessControl = try #require(create(kSecAttrAccessibleWhenUnlocked, []).0)
-            var synchronizable = item("d", access)
+        /// Apple refuses a synchronizable item whose access control has constraints
+        /// (SecItem.m: "item with kSecAttrAccessControl is not synchronizable"); one with a
+        /// protection class alone is fine.
+        @Test func aSynchronizableItemCannotHaveOneWithConstraints() throws {
+            let constrained: SecAccessControl = try #require(create(kSecAttrAccessibleWhenUnlocked, .userPresence).0)
+            var synchronizable = item("d", constrained)
             synchronizable[kSecAttrSynchronizable as String] = true
             #expect(SecItemAdd(synchronizable as CFDictionary, nil) == errSecParam)
+            let plain: SecAccessControl = try #require(create(kSecAttrAccessibleWhenUnlocked, []).0)
+            var allowed = item("d", plain)
+            allowed[kSecAttrSynchronizable as String] = true
+            #expect(SecItemAdd(allowed as CFDictionary, nil) == errSecSuccess)
+            #expect(SecItemDelete([kSecClass: kSecClassGenericPassword, kSecAttrService: service, kSecAttrSynchronizable: kSecAttrSynchronizableAny] as CFDictionary) == errSecSuccess)
             var notAnAccessControl = item("d", nil)
             notAnAccessControl[kSecAttrAccessControl as String] = "userPresence"
             #expect(SecItemAdd(notAnAccessControl as CFDictionary, nil) == errSecParam)
