@@ -23,6 +23,19 @@ public typealias CFErrorDomain = CFString
 /// Apple's result code of Security functions.
 public typealias OSStatus = Int32
 
+/// A string object hashes as the `String` it holds, as on Apple platforms, where
+/// `AnyHashable(kSecAttrAccount)` equals `AnyHashable("acct")`: results read as
+/// `[AnyHashable: Any]` and looked up by `kSec…` constants (SwiftKeychainWrapper's
+/// `allKeys`), and query dictionaries compared as `AnyHashable` (SimpleKeychain's tests),
+/// then behave as there. swift-corelibs-foundation does not do it itself; the `kSec…`
+/// constants must stay `NSString` (`CFString`) for `as CFDictionary` and `as String` to
+/// compile unchanged, so the object type is taught what its Apple counterpart knows.
+extension NSString: @retroactive _HasCustomAnyHashableRepresentation {
+    public func _toCustomAnyHashable() -> AnyHashable? {
+        AnyHashable(String(self))
+    }
+}
+
 /// Implicitly unwrapped, as on Apple platforms, where code writes `kCFBooleanTrue!`.
 public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
 public let kCFBooleanFalse: CFBoolean! = NSNumber(value: false)

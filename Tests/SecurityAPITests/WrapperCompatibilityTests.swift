@@ -23,6 +23,28 @@ extension SecurityAPI {
             #expect((userInfo[NSLocalizedDescriptionKey] as? String)?.isEmpty == false)
         }
 
+        /// `kSec…` constants hash as the strings they hold, as on Apple platforms: a result read
+        /// as `[AnyHashable: Any]` answers a lookup by constant, and two queries built alike
+        /// compare equal.
+        @Test func constantsHashAsTheirStrings() throws {
+            #expect(AnyHashable(kSecAttrAccount) == AnyHashable("acct"))
+            var add = SecurityAPI.genericPassword(service: service, account: "hashable")
+            add[kSecValueData as String] = Data("x".utf8)
+            #expect(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
+            var found: AnyObject?
+            let query = SecurityAPI.genericPassword(service: service, account: "hashable", [
+                kSecReturnAttributes as String: kCFBooleanTrue!, kSecMatchLimit as String: kSecMatchLimitAll,
+            ])
+            #expect(SecItemCopyMatching(query as CFDictionary, &found) == errSecSuccess)
+            let results = try #require(found as? [[AnyHashable: Any]])
+            #expect(results.first?[kSecAttrAccount] as? String == "hashable", "looked up by the CFString constant")
+            let one: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service]
+            let other: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service]
+            #expect(NSDictionary(dictionary: one).isEqual(to: other))
+            #expect(AnyHashable(kSecClassGenericPassword) == AnyHashable(kSecClassGenericPassword as String))
+            #expect(SecItemDelete(SecurityAPI.genericPassword(service: service, account: "hashable") as CFDictionary) == errSecSuccess)
+        }
+
         /// SwiftKeychainWrapper keeps its keys as `Data` in `kSecAttrAccount`: Apple stores a
         /// blob attribute with the type it was given, matches it byte for byte, and returns
         /// it as it was stored. A `String` of the same bytes is another value (another
