@@ -52,7 +52,17 @@ struct TrustSettingsStore: Sendable {
     /// The settings evaluation honours: the user's first, then the administrator's (the
     /// user's override, as on macOS).
     func evaluationSettings() -> [TrustSettingsRecord] {
-        ((try? records(.user)) ?? []) + ((try? records(.admin)) ?? [])
+        var settings: [TrustSettingsRecord] = []
+        for domain in [TrustSettingsDomain.user, .admin] {
+            do {
+                settings += try records(domain)
+            } catch {
+                // Unreadable settings anchor nothing; say so (a deny in them is not seen).
+                let status = (error as? KeychainError)?.status.rawValue ?? OSStatusCode.securityInternal.rawValue
+                DaemonLog.write("trust settings (\(domain)) cannot be read: OSStatus \(status)")
+            }
+        }
+        return settings
     }
 
     func records(_ domain: TrustSettingsDomain) throws -> [TrustSettingsRecord] {
