@@ -19,6 +19,10 @@ enum CertificateCommands {
             parsed.options.allSatisfy({ $0.name == "k" && !($0.value ?? "").isEmpty })
         else { return ToolCommand.showUsage }
         let keychain = parsed.options.last?.value
+        if let keychain, session.namesSystemRoots(keychain) {
+            ToolOutput.report("SecCertificateAddToKeychain", status: .readOnly)
+            return 1
+        }
         if let keychain, !session.names(keychain: keychain) {
             ToolOutput.report("SecKeychainOpen \(keychain)", status: .noSuchKeychain)
             return 1
@@ -59,13 +63,18 @@ enum CertificateCommands {
             default: hashes = true
             }
         }
-        if !parsed.operands.isEmpty, !parsed.operands.contains(where: session.names(keychain:)) {
+        // The login keychain (no keychain named means the search list, which is it), and
+        // System Roots when it is named.
+        let searchesLogin = parsed.operands.isEmpty || parsed.operands.contains(where: session.names(keychain:))
+        let searchesRoots = parsed.operands.contains(where: session.namesSystemRoots)
+        if !searchesLogin, !searchesRoots {
             ToolOutput.report("SecKeychainSearchCopyNext", status: .itemNotFound)
             return OSStatusCode.itemNotFound.rawValue
         }
-        let certificates: [(fields: CertificateFields, attributes: [String: KeychainValue])]
+        var certificates: [(fields: CertificateFields, attributes: [String: KeychainValue], keychain: String)] = []
         do throws(KeychainError) {
-            certificates = try stored(session)
+            if searchesLogin { certificates += try stored(session).map { ($0.fields, $0.attributes, session.keychainPath) } }
+            if searchesRoots { certificates += try systemRoots(session).map { ($0, $0.itemAttributes, ToolSession.systemRootsPath) } }
         } catch {
             ToolOutput.report("SecKeychainSearchCopyNext", error)
             return error.status.rawValue
@@ -86,7 +95,7 @@ enum CertificateCommands {
                 out += "SHA-1 hash: \(ItemPrinter.hex(Array(Insecure.SHA1.hash(data: certificate.fields.der)), uppercase: true))\n"
             }
             if emails { out += "email addresses: \(certificate.fields.emailAddresses.joined(separator: ", "))\n" }
-            out += pem ? Self.pem(certificate.fields.der) : ItemPrinter.certificateBlock(certificate.attributes, certificate.fields, keychainPath: session.keychainPath)
+            out += pem ? Self.pem(certificate.fields.der) : ItemPrinter.certificateBlock(certificate.attributes, certificate.fields, keychainPath: certificate.keychain)
             ToolOutput.print(out)
         }
         return 0
@@ -114,6 +123,10 @@ enum CertificateCommands {
         let name = parsed.options.last { $0.name == "c" }?.value
         let hash = parsed.options.last { $0.name == "Z" }?.value?.uppercased()
         guard (name == nil) != (hash == nil) else { return ToolCommand.showUsage }
+        if parsed.operands.contains(where: session.namesSystemRoots) {
+            ToolOutput.report("SecKeychainItemDelete", status: .readOnly)
+            return OSStatusCode.readOnly.rawValue
+        }
         guard let only = try? unique(stored(session), name: name, hash: hash) else {
             // macOS's words, without its prefix or a newline.
             ToolOutput.error("Unable to delete certificate matching \"\(name ?? hash ?? "")\"")
@@ -319,6 +332,12 @@ enum CertificateCommands {
             return nil
         }
         return certificate
+    }
+
+    /// System Roots: the certificates of the operating system's CA bundle, as securityd reads
+    /// it (the system trust-settings domain).
+    private static func systemRoots(_ session: ToolSession) throws(KeychainError) -> [CertificateFields] {
+        try session.call(Service.CopyTrustSettings(domain: .system)).records.compactMap { try? CertificateFields(der: Array($0.certificate)) }
     }
 
     /// Every certificate item, with its attributes.

@@ -40,6 +40,10 @@ enum ImportExportCommands {
         for option in parsed.options {
             switch option.name {
             case "k":
+                if let keychain = option.value, session.namesSystemRoots(keychain) {
+                    ToolOutput.report("SecKeychainItemImport", status: .readOnly)
+                    return 1
+                }
                 if let keychain = option.value, !session.names(keychain: keychain) {
                     ToolOutput.report("SecKeychainItemImport", status: .noSuchKeychain)
                     return 1

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import KeychainClient
 import KeychainModel
 import KeychainProtocol
@@ -70,8 +71,20 @@ final class ToolSession {
     }
 
     /// Whether `name`, a keychain argument, names this keychain: its database path, or a
-    /// name scripts written for macOS use for the login keychain.
+    /// name scripts written for macOS use for the login keychain (`login`,
+    /// `login.keychain`, `login.keychain-db`, `~/Library/Keychains/login.keychain-db`).
     func names(keychain name: String) -> Bool {
-        name.contains("/") ? name == keychainPath : [KeychainPaths.databaseFileName, "login.keychain", "login.keychain-db"].contains(name)
+        let macOSLogin = (ProcessInfo.processInfo.environment["HOME"] ?? "~") + "/Library/Keychains/login.keychain"
+        if name.contains("/") { return [keychainPath, macOSLogin, macOSLogin + "-db"].contains(name) }
+        return [KeychainPaths.databaseFileName, "login", "login.keychain", "login.keychain-db"].contains(name)
+    }
+
+    /// macOS's System Roots keychain: the operating system's CA bundle here, read-only.
+    static let systemRootsPath = "/System/Library/Keychains/SystemRootCertificates.keychain"
+
+    /// Whether `name` names System Roots: macOS's path or file name, or the CA bundle's path.
+    func namesSystemRoots(_ name: String) -> Bool {
+        [Self.systemRootsPath, "SystemRootCertificates.keychain", "/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt"]
+            .contains(name)
     }
 }

@@ -70,4 +70,30 @@ import Testing
         #expect(try security("add-trusted-cert", fixtures + "/signing-root.pem").status == 0)
         #expect(try Data(contentsOf: URL(fileURLWithPath: bundle)) == before)
     }
+
+    /// System Roots as macOS names it: a read-only keychain whose certificates are the CA
+    /// bundle's, listed when named; the login keychain by macOS's well-known path.
+    @Test func systemRootsIsAReadOnlyKeychainOfTheBundle() throws {
+        let roots = "/System/Library/Keychains/SystemRootCertificates.keychain"
+        let bundle = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt"].first { FileManager.default.fileExists(atPath: $0) }
+        let listed = try security("find-certificate", "-a", "-Z", roots)
+        if let bundle {
+            let count = try String(contentsOfFile: bundle, encoding: .utf8).components(separatedBy: "-----BEGIN CERTIFICATE-----").count - 1
+            #expect(listed.status == 0)
+            #expect(listed.stdout.components(separatedBy: "SHA-1 hash: ").count - 1 == count)
+            #expect(listed.stdout.contains("keychain: \"\(roots)\"\n"))
+        }
+        #expect(try security("find-certificate", "-a").stdout.isEmpty, "System Roots is not in the search list")
+        let add = try security("add-certificates", "-k", roots, fixtures + "/signing-root.pem")
+        #expect(add.status == 1 && add.stderr == "security: SecCertificateAddToKeychain: This keychain cannot be modified.\n")
+        let imported = try security("import", fixtures + "/signing.cer", "-k", roots)
+        #expect(imported.status == 1 && imported.stderr == "security: SecKeychainItemImport: This keychain cannot be modified.\n")
+        let deleted = try security("delete-certificate", "-c", "Any", roots)
+        #expect(deleted.status == 52 && deleted.stderr == "security: SecKeychainItemDelete: This keychain cannot be modified.\n")
+
+        // fastlane's default keychain path names the login keychain.
+        let home = try #require(ProcessInfo.processInfo.environment["HOME"])
+        #expect(try security("import", fixtures + "/signing.cer", "-k", home + "/Library/Keychains/login.keychain-db").stdout == "1 certificate imported.\n")
+        #expect(try security("find-certificate", "-a", "-Z", "login").stdout.contains("SHA-1 hash: "))
+    }
 }
