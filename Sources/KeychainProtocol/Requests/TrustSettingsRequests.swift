@@ -11,6 +11,15 @@ public enum TrustSettingsDomain: UInt8, Sendable, Hashable {
     case system = 2
 }
 
+extension TrustSettingsDomain: WireCodable {
+    public init(from reader: inout ByteReader) throws {
+        guard let domain = TrustSettingsDomain(rawValue: try reader.byte()) else { throw KeychainError.decode("unknown trust settings domain") }
+        self = domain
+    }
+
+    public func encode(to writer: inout ByteWriter) { writer.append(rawValue) }
+}
+
 /// What a trust setting decides (`SecTrustSettingsResult`, Apple's raw values).
 public enum TrustSettingsResult: UInt32, Sendable, Hashable {
     /// An anchor (only for a self-signed certificate).
@@ -144,13 +153,12 @@ extension Service {
         }
 
         public init(from reader: inout ByteReader) throws {
-            guard let domain = TrustSettingsDomain(rawValue: try reader.byte()) else { throw KeychainError.decode("unknown trust settings domain") }
-            self.domain = domain
+            domain = try TrustSettingsDomain(from: &reader)
             record = try TrustSettingsRecord(from: &reader)
         }
 
         public func encode(to writer: inout ByteWriter) {
-            writer.append(domain.rawValue)
+            domain.encode(to: &writer)
             record.encode(to: &writer)
         }
     }
@@ -171,13 +179,12 @@ extension Service {
         }
 
         public init(from reader: inout ByteReader) throws {
-            guard let domain = TrustSettingsDomain(rawValue: try reader.byte()) else { throw KeychainError.decode("unknown trust settings domain") }
-            self.domain = domain
+            domain = try TrustSettingsDomain(from: &reader)
             certificate = try reader.lengthPrefixed(limit: EvaluateTrust.certificateSize)
         }
 
         public func encode(to writer: inout ByteWriter) {
-            writer.append(domain.rawValue)
+            domain.encode(to: &writer)
             writer.appendLengthPrefixed(certificate)
         }
     }
@@ -194,11 +201,10 @@ extension Service {
         public init(domain: TrustSettingsDomain) { self.domain = domain }
 
         public init(from reader: inout ByteReader) throws {
-            guard let domain = TrustSettingsDomain(rawValue: try reader.byte()) else { throw KeychainError.decode("unknown trust settings domain") }
-            self.domain = domain
+            domain = try TrustSettingsDomain(from: &reader)
         }
 
-        public func encode(to writer: inout ByteWriter) { writer.append(domain.rawValue) }
+        public func encode(to writer: inout ByteWriter) { domain.encode(to: &writer) }
     }
 
     /// A domain's records.
