@@ -1,4 +1,5 @@
 import EnclaveProtocol
+import KeychainCrypto
 import FoundationEssentials
 import KeychainModel
 
@@ -39,19 +40,19 @@ extension EnclaveCall.UpdateSettings: EnclaveHandled {
 
 extension EnclaveCall.IndexKey: EnclaveHandled {
     func handle(in server: EnclaveServer) throws -> EnclaveCall.Key {
-        EnclaveCall.Key(try server.keybag.indexKey().secretBytes)
+        EnclaveCall.Key(try server.keybag(for: keychain).indexKey().secretBytes)
     }
 }
 
 extension EnclaveCall.MetadataKey: EnclaveHandled {
     func handle(in server: EnclaveServer) throws -> EnclaveCall.Key {
-        EnclaveCall.Key(try server.keybag.metadataKey(for: protection).secretBytes)
+        EnclaveCall.Key(try server.keybag(for: keychain).metadataKey(for: protection).secretBytes)
     }
 }
 
 extension EnclaveCall.WrapItemKey: EnclaveHandled {
     func handle(in server: EnclaveServer) throws -> Response {
-        let (wrapped, bound) = try server.keybag.wrapItemKey(
+        let (wrapped, bound) = try server.keybag(for: keychain).wrapItemKey(
             itemKey, for: protection, associatedData: associatedData, access: access, context: context)
         return Response(wrapped: wrapped, access: bound)
     }
@@ -59,7 +60,7 @@ extension EnclaveCall.WrapItemKey: EnclaveHandled {
 
 extension EnclaveCall.UnwrapItemKey: EnclaveHandled {
     func handle(in server: EnclaveServer) throws -> EnclaveCall.Key {
-        let itemKey = try server.keybag.unwrapItemKey(
+        let itemKey = try server.keybag(for: keychain).unwrapItemKey(
             wrapped, for: protection, associatedData: associatedData, access: access, context: context)
         return EnclaveCall.Key(itemKey.secretBytes)
     }
@@ -158,5 +159,46 @@ extension EnclaveCall.CreateEnclaveKey: EnclaveHandled {
 extension EnclaveCall.UseEnclaveKey: EnclaveHandled {
     func handle(in server: EnclaveServer) throws -> EnclaveCall.EnclaveKeyOutput {
         EnclaveCall.EnclaveKeyOutput(try server.keybag.useEnclaveKey(EnclaveKeyBlob(data: blob), operation, context: context))
+    }
+}
+
+// File keychains.
+
+extension EnclaveCall.CreateFileKeychain: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> FileKeychainHeader {
+        try server.keybag.createFileKeychain(password: password, autoLockSeconds: autoLockSeconds)
+    }
+}
+
+extension EnclaveCall.UnlockFileKeychain: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> NoResult {
+        try server.keybag.unlockFileKeychain(header, password: password, autoLockSeconds: autoLockSeconds)
+        return NoResult()
+    }
+}
+
+extension EnclaveCall.LockFileKeychain: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> NoResult {
+        if let keychain { server.keybag.lockFileKeychain(keychain) } else { server.keybag.lockFileKeychains() }
+        return NoResult()
+    }
+}
+
+extension EnclaveCall.FileKeychainUnlocked: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> Bool {
+        server.keybag.isFileKeychainUnlocked(keychain)
+    }
+}
+
+extension EnclaveCall.SetFileKeychainTimeout: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> NoResult {
+        server.keybag.setFileKeychainTimeout(keychain, autoLockSeconds: autoLockSeconds)
+        return NoResult()
+    }
+}
+
+extension EnclaveCall.ChangeFileKeychainPassword: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> FileKeychainHeader {
+        try server.keybag.changeFileKeychainPassword(header, old: old, new: new)
     }
 }

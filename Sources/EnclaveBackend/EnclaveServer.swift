@@ -1,4 +1,5 @@
 public import EnclaveProtocol
+import FoundationEssentials
 import KeychainCrypto
 public import KeychainModel
 import KeychainSystem
@@ -11,6 +12,11 @@ public struct EnclaveServer: Sendable {
     public init(keybag: SoftwareKeybag, memoryLocked: Bool) {
         self.keybag = keybag
         self.memoryLocked = memoryLocked
+    }
+
+    /// The keybag whose keys a key request uses: a file keychain's, or the device's.
+    func keybag(for keychain: UUID?) -> any Keybag {
+        keychain.map { FileKeychainKeybag(keybag: keybag, uuid: $0) } ?? keybag
     }
 
     /// Answers requests on `fd` until end of stream. A malformed request gets an error

@@ -53,6 +53,8 @@ public final class SoftwareKeybag: Keybag {
     let state: BlockingMutex<State>
     /// Open backup keybags by session id: made for a backup, or opened for a restore.
     let backups = BlockingMutex<[Data: BackupSession]>([:])
+    /// The keys of the file keychains unlocked now, by keychain.
+    let fileKeychains = BlockingMutex<[UUID: FileKeychainKeys]>([:])
     /// Authentication contexts and their proofs, for items with an access control.
     public let presence: PresenceAuthority
 

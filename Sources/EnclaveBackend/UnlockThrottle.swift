@@ -17,7 +17,7 @@ struct UnlockThrottle: Sendable {
         max(0, lastFailure + KeybagThrottleSchedule.delay(afterFailures: failures) - now)
     }
 
-    static func load(from directory: String) throws -> UnlockThrottle {
+    static func load(from directory: String, fileName: String = Self.fileName) throws -> UnlockThrottle {
         guard let data = try PrivateFile.read(directory + "/" + fileName) else { return UnlockThrottle() }
         let bytes = Array(data)
         guard bytes.count == 12 else { throw KeychainError.decode("the unlock throttle file is damaged") }
@@ -27,11 +27,11 @@ struct UnlockThrottle: Sendable {
         return throttle
     }
 
-    func save(to directory: String) throws {
+    func save(to directory: String, fileName: String = Self.fileName) throws {
         var out = Data()
         withUnsafeBytes(of: failures.bigEndian) { out.append(contentsOf: $0) }
         withUnsafeBytes(of: lastFailure.bitPattern.bigEndian) { out.append(contentsOf: $0) }
-        try PrivateFile.replace(directory + "/" + Self.fileName, with: out)
+        try PrivateFile.replace(directory + "/" + fileName, with: out)
     }
 }
 

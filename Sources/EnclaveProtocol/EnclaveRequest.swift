@@ -29,6 +29,8 @@ public enum EnclaveCatalog {
         EnclaveCall.ExportSecret.self, EnclaveCall.ImportSecret.self, EnclaveCall.EndBackup.self,
         EnclaveCall.CreateEscrow.self, EnclaveCall.UnlockWithEscrow.self, EnclaveCall.RevokeEscrow.self,
         EnclaveCall.CreateEnclaveKey.self, EnclaveCall.UseEnclaveKey.self,
+        EnclaveCall.CreateFileKeychain.self, EnclaveCall.UnlockFileKeychain.self, EnclaveCall.LockFileKeychain.self,
+        EnclaveCall.FileKeychainUnlocked.self, EnclaveCall.SetFileKeychainTimeout.self, EnclaveCall.ChangeFileKeychainPassword.self,
     ]
 }
 

@@ -47,7 +47,7 @@ extension ItemQuery {
         for key in dictionary.keys.sorted() {
             let value = dictionary[key]!  // key comes from the dictionary
             switch key {
-            case QueryKey.itemClass, QueryKey.valuePersistentRef, QueryKey.useDataProtectionKeychain:
+            case QueryKey.itemClass, QueryKey.valuePersistentRef, QueryKey.useDataProtectionKeychain, QueryKey.useKeychain, QueryKey.matchSearchList:
                 continue
             case QueryKey.matchLimit:
                 try parseMatchLimit(value, for: operation)

@@ -16,6 +16,10 @@ public enum QueryKey {
     public static let useTombstones = "u_Tomb"
     /// `kSecUseDataProtectionKeychain`; accepted and ignored, as every item lives in one.
     public static let useDataProtectionKeychain = SecName.kSecUseDataProtectionKeychain
+    /// `kSecUseKeychain` (add into this keychain) and `kSecMatchSearchList` (search these):
+    /// securityd routes the query by them and removes them before the store sees it.
+    public static let useKeychain = SecName.kSecUseKeychain
+    public static let matchSearchList = SecName.kSecMatchSearchList
     /// `kSecAttrAccessControl`: an encoded ``AccessControl``.
     public static let accessControl = SecName.kSecAttrAccessControl
     /// `kSecUseAuthenticationContext`: the id of an authentication context (LAContext).
@@ -34,7 +38,7 @@ public enum QueryKey {
 
     /// Match options Apple defines that this keychain does not implement yet.
     public static let unimplementedMatchOptions: Set<String> = [
-        SecName.kSecMatchPolicy, SecName.kSecMatchItemList, SecName.kSecMatchSearchList,
+        SecName.kSecMatchPolicy, SecName.kSecMatchItemList,
         SecName.kSecMatchIssuers, SecName.kSecMatchEmailAddressIfPresent, SecName.kSecMatchSubjectContains,
         SecName.kSecMatchSubjectStartsWith, SecName.kSecMatchSubjectEndsWith, SecName.kSecMatchSubjectWholeString, SecName.kSecMatchCaseInsensitive,
         SecName.kSecMatchDiacriticInsensitive, SecName.kSecMatchWidthInsensitive, SecName.kSecMatchTrustedOnly,

@@ -170,6 +170,7 @@ public enum SecName {
 
     /// `kSecUse…` keys and `kSecUseAuthenticationUI` values.
     public static let kSecUseItemList = "u_ItemList"
+    public static let kSecUseKeychain = "u_Keychain"
     public static let kSecUseOperationPrompt = "u_OpPrompt"
     public static let kSecUseNoAuthenticationUI = "u_NoAuthUI"
     public static let kSecUseAuthenticationUI = "u_AuthUI"
@@ -324,6 +325,7 @@ public enum SecName {
         ("kSecValueRef", kSecValueRef),
         ("kSecValuePersistentRef", kSecValuePersistentRef),
         ("kSecUseItemList", kSecUseItemList),
+        ("kSecUseKeychain", kSecUseKeychain),
         ("kSecUseOperationPrompt", kSecUseOperationPrompt),
         ("kSecUseNoAuthenticationUI", kSecUseNoAuthenticationUI),
         ("kSecUseAuthenticationUI", kSecUseAuthenticationUI),

@@ -56,6 +56,9 @@ public enum ServiceCatalog {
         Service.EvaluateTrust.self, Service.DecodePKCS12.self, Service.EncodePKCS12.self,
         Service.SetTrustSettings.self, Service.RemoveTrustSettings.self, Service.CopyTrustSettings.self,
         Service.CreateEnclaveKey.self, Service.UseEnclaveKey.self,
+        Service.CreateKeychain.self, Service.DeleteKeychain.self, Service.UnlockKeychain.self, Service.LockKeychain.self,
+        Service.KeychainInfo.self, Service.SetKeychainSettings.self, Service.ChangeKeychainPassword.self,
+        Service.SearchList.self, Service.DefaultKeychain.self,
     ]
 }
 

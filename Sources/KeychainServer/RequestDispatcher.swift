@@ -13,6 +13,8 @@ public struct RequestDispatcher: Sendable {
     let enclave: EnclaveClient
     let localRoot: LocalDeveloperRoot
     let trustSettings: TrustSettingsStore
+    let fileKeychains: FileKeychains
+    let searchList: KeychainSearchList
 
     /// - Parameters:
     ///   - home: the keychain's home, where the local developer root is trusted.
@@ -24,6 +26,8 @@ public struct RequestDispatcher: Sendable {
         self.enclave = enclave
         self.localRoot = LocalDeveloperRoot(store: store, home: home)
         self.trustSettings = TrustSettingsStore(store: store, adminPath: adminTrustSettings ?? TrustSettingsStore.defaultAdminPath)
+        self.fileKeychains = FileKeychains(enclave: enclave, directory: home + "/keychains")
+        self.searchList = KeychainSearchList(home: home, loginPath: home + "/" + KeychainStore.databaseFileName)
         if let missing = Self.unservedRequests.first {
             throw KeychainError(status: OSStatusCode.internalComponent, message: "no handler for \(missing)")
         }

@@ -21,6 +21,7 @@ public final class KeychainStore: Sendable {
     let blindIndex: BlindIndex
     let statements = StatementCache()
     let groupCommit = GroupCommit()
+    let checkpointingWrites: Bool
 
     /// The database file's name inside `KEYCHAIN_HOME`.
     public static let databaseFileName = "keychain.db"
@@ -34,8 +35,16 @@ public final class KeychainStore: Sendable {
     ///
     /// - Throws: `errSecIO` when the directory or database cannot be opened, or a
     ///   keybag error.
-    public init(directory: String, keybag: any Keybag) throws {
-        let path = directory + "/" + Self.databaseFileName
+    public convenience init(directory: String, keybag: any Keybag) throws {
+        try self.init(path: directory + "/" + Self.databaseFileName, lockPath: directory + "/" + Self.lockFileName, keybag: keybag)
+    }
+
+    /// Opens (creating if needed) the store in the database file `path`, migrating it under
+    /// an exclusive lock of `lockPath`.
+    ///
+    /// - Parameter checkpointingWrites: whether every write is copied into the database file
+    ///   at once (a file keychain: its one file is whole whenever it is copied).
+    init(path: String, lockPath: String, keybag: any Keybag, checkpointingWrites: Bool = false) throws {
         try Self.createPrivateFile(path)
         var configuration = Configuration()
         configuration.label = "keychain"
@@ -52,13 +61,14 @@ public final class KeychainStore: Sendable {
             let pool = try DatabasePool(path: path, configuration: configuration)
             // Processes opening a new keychain at once would each create the tables;
             // a file lock makes one migrate while the others wait and then find it done.
-            try Self.withFileLock(directory + "/" + Self.lockFileName) {
+            try Self.withFileLock(lockPath) {
                 try StoreSchema.migrator.migrate(pool)
             }
             try pool.read(StoreSchema.verify)
             return pool
         }
         self.keybag = keybag
+        self.checkpointingWrites = checkpointingWrites
         self.blindIndex = BlindIndex(key: try keybag.indexKey())
     }
 
@@ -105,7 +115,9 @@ public final class KeychainStore: Sendable {
     func write<T>(_ body: (Database) throws -> T) throws -> T {
         defer { releaseStatementsWhenTooMany() }
         do {
-            return try groupCommit.write(database, body)
+            let result = try groupCommit.write(database, body)
+            if checkpointingWrites { try database.writeWithoutTransaction { try $0.checkpoint(.truncate) } }
+            return result
         } catch {
             throw Self.keychainError(error)
         }
@@ -187,7 +199,7 @@ public final class KeychainStore: Sendable {
         guard fd >= 0 else {
             throw SystemCall.ioError("cannot open \(path)")
         }
-        defer { close(fd) }  // closing releases the lock
+        defer { Glibc.close(fd) }  // closing releases the lock
         while flock(fd, LOCK_EX) != 0 {
             guard errno == EINTR else {
                 throw SystemCall.ioError("cannot lock \(path)")
@@ -209,6 +221,6 @@ public final class KeychainStore: Sendable {
         guard fd >= 0 else {
             throw SystemCall.ioError("cannot open \(path)")
         }
-        close(fd)
+        Glibc.close(fd)
     }
 }

@@ -162,6 +162,7 @@ nonisolated(unsafe) public let kSecValuePersistentRef: CFString = NSString(strin
 
 /// `kSecUse…` keys and `kSecUseAuthenticationUI` values.
 nonisolated(unsafe) public let kSecUseItemList: CFString = NSString(string: SecName.kSecUseItemList)
+nonisolated(unsafe) public let kSecUseKeychain: CFString = NSString(string: SecName.kSecUseKeychain)
 nonisolated(unsafe) public let kSecUseOperationPrompt: CFString = NSString(string: SecName.kSecUseOperationPrompt)
 nonisolated(unsafe) public let kSecUseNoAuthenticationUI: CFString = NSString(string: SecName.kSecUseNoAuthenticationUI)
 nonisolated(unsafe) public let kSecUseAuthenticationUI: CFString = NSString(string: SecName.kSecUseAuthenticationUI)

@@ -19,12 +19,15 @@ enum CertificateCommands {
             parsed.options.allSatisfy({ $0.name == "k" && !($0.value ?? "").isEmpty })
         else { return ToolCommand.showUsage }
         let keychain = parsed.options.last?.value
-        if let keychain, session.namesSystemRoots(keychain) {
-            ToolOutput.report("SecCertificateAddToKeychain", status: .readOnly)
+        let target: KeychainName
+        do throws(KeychainError) {
+            if let keychain { target = session.resolve(keychain) } else { target = try session.defaultKeychain() }
+        } catch {
+            ToolOutput.report("SecKeychainCopyDefault", error)
             return 1
         }
-        if let keychain, !session.names(keychain: keychain) {
-            ToolOutput.report("SecKeychainOpen \(keychain)", status: .noSuchKeychain)
+        if let refusal = target.refusesWrites {
+            ToolOutput.report(refusal == .readOnly ? "SecCertificateAddToKeychain" : "SecKeychainOpen \(keychain ?? "")", status: refusal)
             return 1
         }
         var result: Int32 = 0
@@ -34,7 +37,7 @@ enum CertificateCommands {
                 continue
             }
             do throws(KeychainError) {
-                try session.call(Service.Add(certificate.itemAttributes))
+                try session.scoped(to: target) { () throws(KeychainError) in try session.call(Service.Add(certificate.itemAttributes)) }
             } catch where error == .duplicateItem {
                 ToolOutput.report("\(file): already in \(keychain ?? "default keychain")")
                 result = 1
@@ -63,18 +66,10 @@ enum CertificateCommands {
             default: hashes = true
             }
         }
-        // The login keychain (no keychain named means the search list, which is it), and
-        // System Roots when it is named.
-        let searchesLogin = parsed.operands.isEmpty || parsed.operands.contains(where: session.names(keychain:))
-        let searchesRoots = parsed.operands.contains(where: session.namesSystemRoots)
-        if !searchesLogin, !searchesRoots {
-            ToolOutput.report("SecKeychainSearchCopyNext", status: .itemNotFound)
-            return OSStatusCode.itemNotFound.rawValue
-        }
-        var certificates: [(fields: CertificateFields, attributes: [String: KeychainValue], keychain: String)] = []
+        // The keychains named, else the search list; System Roots only when named.
+        let certificates: [(fields: CertificateFields, attributes: [String: KeychainValue], keychain: String)]
         do throws(KeychainError) {
-            if searchesLogin { certificates += try stored(session).map { ($0.fields, $0.attributes, session.keychainPath) } }
-            if searchesRoots { certificates += try systemRoots(session).map { ($0, $0.itemAttributes, ToolSession.systemRootsPath) } }
+            certificates = try certificateItems(SecName.kSecClassCertificate, in: parsed.operands, session)
         } catch {
             ToolOutput.report("SecKeychainSearchCopyNext", error)
             return error.status.rawValue
@@ -127,7 +122,10 @@ enum CertificateCommands {
             ToolOutput.report("SecKeychainItemDelete", status: .readOnly)
             return OSStatusCode.readOnly.rawValue
         }
-        guard let only = try? unique(stored(session), name: name, hash: hash) else {
+        guard let found = try? certificateItems(SecName.kSecClassCertificate, in: parsed.operands, session),
+            let only = unique(found.map { ($0.fields, $0.attributes) }, name: name, hash: hash),
+            let home = found.first(where: { $0.fields.der == only.der }).map({ KeychainName.listed($0.keychain, session.paths) })
+        else {
             // macOS's words, without its prefix or a newline.
             ToolOutput.error("Unable to delete certificate matching \"\(name ?? hash ?? "")\"")
             return 1
@@ -145,8 +143,9 @@ enum CertificateCommands {
             }
         }
         do throws(KeychainError) {
+            try session.scoped(to: home) { () throws(KeychainError) in
             if identity {
-                do {
+                do throws(KeychainError) {
                     try session.call(
                         Service.Delete([
                             QueryKey.itemClass: .string(SecName.kSecClassKey), SecName.kSecAttrApplicationLabel: .data(Data(only.publicKeyHash)),
@@ -161,6 +160,7 @@ enum CertificateCommands {
                     QueryKey.itemClass: .string(SecName.kSecClassCertificate), SecName.kSecAttrIssuer: .data(Data(only.issuer.normalizedContent)),
                     SecName.kSecAttrSerialNumber: .data(Data(only.serialNumber)),
                 ]))
+            }
             return 0
         } catch {
             ToolOutput.report("SecKeychainItemDelete", error)
@@ -214,7 +214,7 @@ enum CertificateCommands {
         let string = parsed.options.last { $0.name == "s" }?.value
         let identities: [(fields: CertificateFields, label: String)]
         do throws(KeychainError) {
-            identities = try storedIdentities(session)
+            identities = try certificateItems(SecName.kSecClassIdentity, in: parsed.operands, session).map { ($0.fields, $0.fields.subjectSummary ?? "<unknown>") }
         } catch {
             ToolOutput.report("SecIdentitySearchCopyNext", error)
             return error.status.rawValue
@@ -340,14 +340,32 @@ enum CertificateCommands {
         try session.call(Service.CopyTrustSettings(domain: .system)).records.compactMap { try? CertificateFields(der: Array($0.certificate)) }
     }
 
-    /// Every certificate item, with its attributes.
-    private static func stored(_ session: ToolSession) throws(KeychainError) -> [(fields: CertificateFields, attributes: [String: KeychainValue])] {
-        try all(SecName.kSecClassCertificate, session)
-    }
-
-    /// Every identity: its certificate and the label macOS prints (`SecCertificateInferLabel`).
-    private static func storedIdentities(_ session: ToolSession) throws(KeychainError) -> [(fields: CertificateFields, label: String)] {
-        try all(SecName.kSecClassIdentity, session).map { ($0.fields, $0.fields.subjectSummary ?? "<unknown>") }
+    /// Every item of a certificate-bearing class in the keychains named by `operands` (the
+    /// search list when none), with the path of its keychain. System Roots answers for
+    /// certificates when named. A keychain of the search list that is locked or gone is
+    /// passed over, as macOS passes over one it cannot unlock without asking.
+    static func certificateItems(_ itemClass: String, in operands: [String], _ session: ToolSession) throws(KeychainError)
+        -> [(fields: CertificateFields, attributes: [String: KeychainValue], keychain: String)]
+    {
+        var found: [(fields: CertificateFields, attributes: [String: KeychainValue], keychain: String)] = []
+        for keychain in try session.keychains(operands) {
+            switch keychain {
+            case .systemRoots:
+                if itemClass == SecName.kSecClassCertificate {
+                    found += try systemRoots(session).map { ($0, $0.itemAttributes, KeychainName.systemRootsPath) }
+                }
+            case .system:
+                continue  // not served yet: nothing to find there
+            case .login, .file:
+                do {
+                    let items = try session.scoped(to: keychain) { () throws(KeychainError) in try all(itemClass, session) }
+                    found += items.map { ($0.fields, $0.attributes, keychain.path(session.paths)) }
+                } catch where operands.isEmpty && [.interactionNotAllowed, .noSuchKeychain, .invalidKeychain].contains(error.status) {
+                    continue
+                }
+            }
+        }
+        return found
     }
 
     /// Every item of a certificate-bearing class (certificates, identities) with its

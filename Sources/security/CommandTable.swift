@@ -81,6 +81,19 @@ enum CommandTable {
         keychainCommand("default"),
         keychainCommand("login"),
         ToolCommand(
+            name: "create-keychain",
+            usage: """
+                [-P] [-p password] [keychains...]
+                    -p  Use "password" as the password for the keychains being created
+                    -P  Prompt the user for a password using the SecurityAgent
+                Use of the -p option is insecure
+                """,
+            help: "Create keychains and add them to the search list.", run: FileKeychainCommands.create,
+            echo: KeychainCommands.hiding(["-p"])),
+        ToolCommand(
+            name: "delete-keychain", usage: "[keychains...]", help: "Delete keychains and remove them from the search list.",
+            run: FileKeychainCommands.delete),
+        ToolCommand(
             name: "lock-keychain", usage: "[-a | keychain]\n    -a  Lock all keychains", help: "Lock the specified keychain.",
             run: KeychainCommands.lock),
         ToolCommand(
@@ -91,7 +104,7 @@ enum CommandTable {
                     -u  Do not use the password
                 Use of the -p option is insecure
                 """,
-            help: "Unlock the specified keychain.", run: KeychainCommands.unlock),
+            help: "Unlock the specified keychain.", run: KeychainCommands.unlock, echo: KeychainCommands.hiding(["-p"])),
         ToolCommand(
             name: "set-keychain-settings",
             usage: """
@@ -111,7 +124,7 @@ enum CommandTable {
                 Use of either the -o or -p options is insecure
 
                 """,
-            help: "Set password for a keychain.", run: KeychainCommands.setPassword),
+            help: "Set password for a keychain.", run: KeychainCommands.setPassword, echo: KeychainCommands.hiding(["-o", "-p"])),
         ToolCommand(
             name: "show-keychain-info", usage: "[keychain]", help: "Show the settings for keychain.", run: KeychainCommands.showInfo),
         ToolCommand(
@@ -285,6 +298,29 @@ enum CommandTable {
                 Use of the -P option is insecure
                 """,
             help: "Import items into a keychain.", run: ImportExportCommands.importItems, echo: ImportExportCommands.hidingPassphrase),
+        ToolCommand(
+            name: "set-key-partition-list",
+            usage: """
+                [options...] [keychain]
+                    -a  Match "application label" string
+                    -c  Match "creator" (four-character code)
+                    -d  Match keys that can decrypt
+                    -D  Match "description" string
+                    -e  Match keys that can encrypt
+                    -j  Match "comment" string
+                    -l  Match "label" string
+                    -r  Match keys that can derive
+                    -s  Match keys that can sign
+                    -t  Type of key to match ("public", "private", "symmetric")
+                    -u  Match keys that can unwrap
+                    -v  Match keys that can verify
+                    -w  Match keys that can wrap
+                    -S  Comma-separated list of allowed partition IDs
+                    -k  password for keychain (required)
+                If no keychains are specified to search, the default search list is used.
+                """,
+            help: "Set the partition list of a key.", run: FileKeychainCommands.setPartitionList,
+            echo: KeychainCommands.hiding(["-k"])),
         ToolCommand(
             name: "add-trusted-cert",
             usage: """

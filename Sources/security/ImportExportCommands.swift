@@ -1,5 +1,6 @@
 import FoundationEssentials
 import KeychainCertificates
+import KeychainClient
 import KeychainKeys
 import KeychainModel
 import KeychainProtocol
@@ -37,17 +38,16 @@ enum ImportExportCommands {
         var format: String?
         var passphrase: SecretBytes?
         var extractable = true
+        var keychain: KeychainName?
         for option in parsed.options {
             switch option.name {
             case "k":
-                if let keychain = option.value, session.namesSystemRoots(keychain) {
-                    ToolOutput.report("SecKeychainItemImport", status: .readOnly)
+                let named = session.resolve(option.value ?? "")
+                if let refusal = named.refusesWrites {
+                    ToolOutput.report("SecKeychainItemImport", status: refusal)
                     return 1
                 }
-                if let keychain = option.value, !session.names(keychain: keychain) {
-                    ToolOutput.report("SecKeychainItemImport", status: .noSuchKeychain)
-                    return 1
-                }
+                keychain = named
             case "t":
                 guard ["pub", "priv", "session", "cert", "agg"].contains(option.value ?? "") else { return ToolCommand.showUsage }
             case "f":
@@ -78,7 +78,9 @@ enum ImportExportCommands {
         }
         let counts: (identities: Int, keys: Int, certificates: Int)
         do throws(KeychainError) {
-            counts = try add(contents, extractable: extractable, session)
+            var target = keychain
+            if target == nil { target = try session.defaultKeychain() }
+            counts = try session.scoped(to: target ?? .login) { () throws(KeychainError) in try add(contents, extractable: extractable, session) }
         } catch {
             ToolOutput.report("SecKeychainItemImport", error)
             return 1

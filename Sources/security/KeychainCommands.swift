@@ -21,7 +21,8 @@ enum KeychainCommands {
             return report("SecKeychainUnlock \(name ?? "<NULL>")", OSStatusCode.interactionNotAllowed)
         }
         guard let passcode = password ?? PasswordPrompt.read("password to unlock \(name ?? "default"): ") else { return -1 }
-        return call(Service.Unlock(passcode: passcode), keychain: name, function: "SecKeychainUnlock \(name ?? "<NULL>")", session)
+        return call(keychain: name, function: "SecKeychainUnlock \(name ?? "<NULL>")", session,
+                    login: Service.Unlock(passcode: passcode), file: { Service.UnlockKeychain(path: $0, password: passcode) })
     }
 
     static func lock(_ arguments: [String], _ session: ToolSession) -> Int32 {
@@ -30,7 +31,16 @@ enum KeychainCommands {
             all = option.name == "a"
             return all
         }), operands.count <= 1, !(all && !operands.isEmpty) else { return ToolCommand.showUsage }
-        return call(Service.Lock(), keychain: operands.first, function: "SecKeychainLock \(operands.first ?? "<NULL>")", session)
+        if all {
+            do throws(KeychainError) {
+                try session.call(Service.LockKeychain(path: nil))
+            } catch {
+                ToolOutput.report("SecKeychainLockAll", error)
+                return error.status.rawValue
+            }
+        }
+        return call(keychain: operands.first, function: "SecKeychainLock \(operands.first ?? "<NULL>")", session,
+                    login: Service.Lock(), file: { Service.LockKeychain(path: $0) })
     }
 
     static func setPassword(_ arguments: [String], _ session: ToolSession) -> Int32 {
@@ -45,6 +55,12 @@ enum KeychainCommands {
             return true
         }), operands.count <= 1 else { return ToolCommand.showUsage }
         let function = "SecKeychainChangePassword \(operands.first ?? session.keychainPath)"
+        if let name = operands.first, case .file(let path) = session.resolve(name) {
+            guard let old = oldPassword.map({ SecretBytes($0.utf8) }) ?? PasswordPrompt.read("Old Password: "),
+                let new = newPassword.map({ SecretBytes($0.utf8) }) ?? PasswordPrompt.read("New Password: ")
+            else { return -1 }
+            return perform(Service.ChangeKeychainPassword(path: path, old: old, new: new), function: function, session)
+        }
         if let name = operands.first, !session.names(keychain: name) { return report(function, OSStatusCode.noSuchKeychain) }
         do {
             let hasPasscode = try session.call(Service.KeychainStatusRequest()).hasPasscode
@@ -73,24 +89,43 @@ enum KeychainCommands {
         }
     }
 
+    /// `set-keychain-settings [-lu] [-t timeout] [keychain]`. Without `-t` there is no
+    /// timeout (`-u` alone sets none, as on macOS); `-l` is recorded: nothing tells a
+    /// keychain here that the machine sleeps yet.
     static func setSettings(_ arguments: [String], _ session: ToolSession) -> Int32 {
         var timeout: UInt32 = 0
+        var lockOnSleep = false
         guard let operands = parse(arguments, "hlut:", { option in
             switch option.name {
-            case "l", "u": break  // lock on sleep has no hook yet; -u is implied by -t
+            case "l": lockOnSleep = true
+            case "u": break  // implied by -t
             case "t": timeout = UInt32(clamping: PasswordAttributes.atoi(option.value ?? ""))
             default: return false
             }
             return true
         }), operands.count <= 1 else { return ToolCommand.showUsage }
-        return call(Service.UpdateSettings(autoLockSeconds: timeout), keychain: operands.first,
-                    function: "SecKeychainSetSettings \(operands.first ?? session.keychainPath)", session)
+        let settings = Service.KeychainSettings(autoLockSeconds: timeout, lockOnSleep: lockOnSleep)
+        return call(keychain: operands.first, function: "SecKeychainSetSettings \(operands.first ?? session.keychainPath)", session,
+                    login: Service.UpdateSettings(autoLockSeconds: timeout), file: { Service.SetKeychainSettings(path: $0, settings: settings) })
     }
 
     static func showInfo(_ arguments: [String], _ session: ToolSession) -> Int32 {
         guard let operands = parse(arguments, "h", { _ in false }), operands.count <= 1 else { return ToolCommand.showUsage }
         let name = operands.first ?? session.keychainPath
         let function = "SecKeychainCopySettings \(name)"
+        if case .file(let path) = session.resolve(name) {
+            do throws(KeychainError) {
+                let info = try session.call(Service.KeychainInfo(path: path))
+                let timeout = info.settings.autoLockSeconds == 0 ? "no-timeout" : "timeout=\(info.settings.autoLockSeconds)s"
+                let lockOnSleep = info.settings.lockOnSleep ? " lock-on-sleep" : ""
+                let interval = info.settings.autoLockSeconds == 0 ? "" : " use-lock-interval"
+                ToolOutput.error("Keychain \"\(name)\"\(lockOnSleep)\(interval) \(timeout)\n")
+                return 0
+            } catch {
+                ToolOutput.report(function, error)
+                return error.status.rawValue
+            }
+        }
         if !session.names(keychain: name) { return report(function, OSStatusCode.noSuchKeychain) }
         let status: Service.KeychainStatus
         do {
@@ -123,14 +158,37 @@ enum KeychainCommands {
         return parsed.operands
     }
 
-    private static func call<Request: ServiceRequest>(_ request: Request, keychain name: String?, function: String, _ session: ToolSession) -> Int32 {
-        if let name, !session.names(keychain: name) { return report(function, OSStatusCode.noSuchKeychain) }
+    /// Sends `login` when `name` names the login keychain (or is absent), `file` with the
+    /// path when it names a file keychain; reports a failure as `function` did on macOS.
+    private static func call<Login: ServiceRequest, File: ServiceRequest>(
+        keychain name: String?, function: String, _ session: ToolSession, login: Login, file: (String) -> File
+    ) -> Int32 {
+        switch name.map(session.resolve) ?? .login {
+        case .login: perform(login, function: function, session)
+        case .file(let path): perform(file(path), function: function, session)
+        case .systemRoots, .system: report(function, OSStatusCode.noSuchKeychain)
+        }
+    }
+
+    private static func perform<Request: ServiceRequest>(_ request: Request, function: String, _ session: ToolSession) -> Int32 {
         do {
             try session.call(request)
             return 0
         } catch {
             ToolOutput.report(function, error)
             return error.status.rawValue
+        }
+    }
+
+    /// The words `-v` echoes, the values of `flags` hidden.
+    static func hiding(_ flags: Set<String>) -> @Sendable ([String]) -> [String] {
+        { words in
+            var hidden = words
+            for index in hidden.indices.dropFirst() where flags.contains(hidden[index - 1]) { hidden[index] = "<hidden>" }
+            for index in hidden.indices {
+                for flag in flags where hidden[index].hasPrefix(flag) && hidden[index].count > flag.count { hidden[index] = flag + "<hidden>" }
+            }
+            return hidden
         }
     }
 

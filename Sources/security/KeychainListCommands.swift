@@ -1,9 +1,10 @@
 import KeychainModel
+import KeychainProtocol
 
-/// `list-keychains`, `default-keychain` and `login-keychain`: there is one keychain, the
-/// user's, which is the whole search list, the default and the login keychain. They print
-/// its path as macOS prints keychains (`    "/path"`); the system, common and dynamic
-/// domains are empty.
+/// `list-keychains`, `default-keychain` and `login-keychain` (`keychain_list.c`): the user's
+/// search list and default keychain, which securityd keeps; the login keychain is the
+/// user's keychain. They print paths as macOS prints keychains (`    "/path"`); the system,
+/// common and dynamic domains are empty (the System keychain is not served yet).
 enum KeychainListCommands {
     enum Kind {
         case searchList, defaultKeychain, loginKeychain
@@ -40,15 +41,42 @@ enum KeychainListCommands {
         }), !invalidDomain else { return ToolCommand.showUsage }
         if set {
             guard kind == .searchList || operands.count <= 1 else { return ToolCommand.showUsage }
-            // Only this keychain exists: setting it (or, for the search list, nothing) is all there is.
-            if let other = operands.first(where: { !session.names(keychain: $0) }) {
-                ToolOutput.report("\(kind.setter) \(other): \(KeychainError.appleMessage(for: OSStatusCode.noSuchKeychain))")
+            guard domain == "user" else {
+                // The system, common and dynamic domains have no keychains here to list.
+                ToolOutput.report("\(kind.setter): \(KeychainError.appleMessage(for: OSStatusCode.wrPerm))")
+                return OSStatusCode.wrPerm.rawValue
+            }
+            let named = operands.map { session.resolve($0).path(session.paths) }
+            do throws(KeychainError) {
+                switch kind {
+                case .searchList: try session.call(Service.SearchList(replacement: named))
+                case .defaultKeychain: try session.call(Service.DefaultKeychain(replacement: named.first ?? session.keychainPath))
+                case .loginKeychain:
+                    // The login keychain is the one unlocked at login: it cannot be another.
+                    if let other = operands.first(where: { !session.names(keychain: $0) }) {
+                        throw KeychainError(status: OSStatusCode.noSuchKeychain, message: other)
+                    }
+                }
+            } catch {
+                ToolOutput.report(kind.setter, error)
                 return 1
             }
             return 0
         }
         guard operands.isEmpty else { return ToolCommand.showUsage }
-        if domain == "user" { ToolOutput.print("    \"\(session.keychainPath)\"\n") }
+        guard domain == "user" else { return 0 }
+        let listed: [String]
+        do throws(KeychainError) {
+            switch kind {
+            case .searchList: listed = try session.call(Service.SearchList(replacement: nil)).paths
+            case .defaultKeychain: listed = try session.call(Service.DefaultKeychain(replacement: nil)).paths
+            case .loginKeychain: listed = [session.keychainPath]
+            }
+        } catch {
+            ToolOutput.report(kind == .searchList ? "SecKeychainCopySearchList" : "SecKeychainCopyDefault", error)
+            return 1
+        }
+        ToolOutput.print(listed.map { "    \"\($0)\"\n" }.joined())
         return 0
     }
 }

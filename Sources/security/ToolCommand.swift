@@ -55,6 +55,11 @@ final class ToolSession {
     func call<Request: ServiceRequest>(
         _ request: Request, purpose: String = "access another application's items"
     ) throws(KeychainError) -> Request.Response {
+        var request = request
+        if let scope, var scoped = request as? any KeychainScopedRequest {
+            scoped.scope(to: scope)
+            request = scoped as! Request  // the same value, with its query scoped
+        }
         let client = try keychain()
         do {
             // An item whose access control needs the user asks them through the front end
@@ -70,21 +75,77 @@ final class ToolSession {
         }
     }
 
-    /// Whether `name`, a keychain argument, names this keychain: its database path, or a
-    /// name scripts written for macOS use for the login keychain (`login`,
-    /// `login.keychain`, `login.keychain-db`, `~/Library/Keychains/login.keychain-db`).
-    func names(keychain name: String) -> Bool {
-        let macOSLogin = (ProcessInfo.processInfo.environment["HOME"] ?? "~") + "/Library/Keychains/login.keychain"
-        if name.contains("/") { return [keychainPath, macOSLogin, macOSLogin + "-db"].contains(name) }
-        return [KeychainPaths.databaseFileName, "login", "login.keychain", "login.keychain-db"].contains(name)
+    /// The keychain a keychain argument names (macOS's rules: ``KeychainName/resolve(_:_:environment:)``).
+    func resolve(_ name: String) -> KeychainName {
+        KeychainName.resolve(name, paths)
     }
 
-    /// macOS's System Roots keychain: the operating system's CA bundle here, read-only.
-    static let systemRootsPath = "/System/Library/Keychains/SystemRootCertificates.keychain"
+    /// Whether `name`, a keychain argument, names the login keychain.
+    func names(keychain name: String) -> Bool {
+        resolve(name) == .login
+    }
 
     /// Whether `name` names System Roots: macOS's path or file name, or the CA bundle's path.
     func namesSystemRoots(_ name: String) -> Bool {
-        [Self.systemRootsPath, "SystemRootCertificates.keychain", "/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt"]
-            .contains(name)
+        resolve(name) == .systemRoots
+    }
+
+    /// The keychains a command's trailing keychain arguments name, in order; the user's
+    /// search list when there are none.
+    func keychains(_ operands: [String]) throws(KeychainError) -> [KeychainName] {
+        guard operands.isEmpty else { return operands.map(resolve) }
+        return try call(Service.SearchList(replacement: nil)).paths.map { KeychainName.listed($0, paths) }
+    }
+
+    /// The keychain additions go to when none is named: the default keychain.
+    func defaultKeychain() throws(KeychainError) -> KeychainName {
+        let listed = try call(Service.DefaultKeychain(replacement: nil)).paths.first ?? paths.database
+        return KeychainName.listed(listed, paths)
+    }
+
+    /// The keychain item requests go to while `body` runs: a file keychain's path rides in
+    /// the query (`kSecUseKeychain` for an add, `kSecMatchSearchList` for the others); the
+    /// login keychain needs none.
+    func scoped<T>(to keychain: KeychainName, _ body: () throws(KeychainError) -> T) throws(KeychainError) -> T {
+        let saved = scope
+        scope = if case .file(let path) = keychain { path } else { nil }
+        defer { scope = saved }
+        return try body()
+    }
+
+    /// The file keychain item requests go to now (``scoped(to:_:)``).
+    private(set) var scope: String?
+}
+
+/// An item request that can be sent to a file keychain.
+protocol KeychainScopedRequest {
+    mutating func scope(to path: String)
+}
+
+extension Service.Add: KeychainScopedRequest {
+    mutating func scope(to path: String) { attributes[SecName.kSecUseKeychain] = .string(path) }
+}
+
+extension Service.CopyMatching: KeychainScopedRequest {
+    mutating func scope(to path: String) { query[SecName.kSecMatchSearchList] = .array([.string(path)]) }
+}
+
+extension Service.Update: KeychainScopedRequest {
+    mutating func scope(to path: String) { query[SecName.kSecMatchSearchList] = .array([.string(path)]) }
+}
+
+extension Service.Delete: KeychainScopedRequest {
+    mutating func scope(to path: String) { query[SecName.kSecMatchSearchList] = .array([.string(path)]) }
+}
+
+extension KeychainName {
+    /// Why an item cannot be written here, if it cannot: System Roots is read-only, and
+    /// the System keychain is not served by this version.
+    var refusesWrites: OSStatusCode? {
+        switch self {
+        case .systemRoots: .readOnly
+        case .system: .noSuchKeychain
+        case .login, .file: nil
+        }
     }
 }

@@ -25,10 +25,12 @@ extension EnclaveCall {
         public typealias Response = Key
         public static let opcode: UInt8 = 6
         public static let mayChangeAvailableKeys = false
+        /// The file keychain whose key to use; nil: the keybag's.
+        public var keychain: UUID?
 
-        public init() {}
-        public init(from reader: inout ByteReader) throws {}
-        public func encode(to writer: inout ByteWriter) {}
+        public init(keychain: UUID? = nil) { self.keychain = keychain }
+        public init(from reader: inout ByteReader) throws { keychain = try UUID?(from: &reader) }
+        public func encode(to writer: inout ByteWriter) { keychain.encode(to: &writer) }
     }
 
     /// The metadata key of a class.
@@ -37,10 +39,23 @@ extension EnclaveCall {
         public static let opcode: UInt8 = 7
         public static let mayChangeAvailableKeys = false
         public var protection: ProtectionClass
+        /// The file keychain whose key to use; nil: the keybag's.
+        public var keychain: UUID?
 
-        public init(_ protection: ProtectionClass) { self.protection = protection }
-        public init(from reader: inout ByteReader) throws { protection = try ProtectionClass(from: &reader) }
-        public func encode(to writer: inout ByteWriter) { protection.encode(to: &writer) }
+        public init(_ protection: ProtectionClass, keychain: UUID? = nil) {
+            self.protection = protection
+            self.keychain = keychain
+        }
+
+        public init(from reader: inout ByteReader) throws {
+            protection = try ProtectionClass(from: &reader)
+            keychain = try UUID?(from: &reader)
+        }
+
+        public func encode(to writer: inout ByteWriter) {
+            protection.encode(to: &writer)
+            keychain.encode(to: &writer)
+        }
     }
 
     /// Wraps a per-item key under a class key, binding an access control when given.
@@ -52,8 +67,14 @@ extension EnclaveCall {
         public var associatedData: Data
         public var access: AccessControl?
         public var context: Data?
+        /// The file keychain whose key to use; nil: the keybag's.
+        public var keychain: UUID?
 
-        public init(_ protection: ProtectionClass, _ itemKey: KeychainCrypto.ItemKey, associatedData: Data, access: AccessControl?, context: Data?) {
+        public init(
+            _ protection: ProtectionClass, _ itemKey: KeychainCrypto.ItemKey, associatedData: Data, access: AccessControl?, context: Data?,
+            keychain: UUID? = nil
+        ) {
+            self.keychain = keychain
             self.protection = protection
             self.itemKey = itemKey
             self.associatedData = associatedData
@@ -67,6 +88,7 @@ extension EnclaveCall {
             associatedData = try .field(&reader)
             access = try AccessControl?(from: &reader)
             context = try reader.byte() == 1 ? try .field(&reader, limit: EnclaveCall.idLimit) : nil
+            keychain = try UUID?(from: &reader)
         }
 
         public func encode(to writer: inout ByteWriter) {
@@ -75,6 +97,7 @@ extension EnclaveCall {
             writer.appendLengthPrefixed(associatedData)
             access.encode(to: &writer)
             writer.appendOptional(context) { $1.appendLengthPrefixed($0) }
+            keychain.encode(to: &writer)
         }
 
         /// The wrapped key, and the access control as it must be stored.
@@ -109,8 +132,13 @@ extension EnclaveCall {
         public var associatedData: Data
         public var access: AccessControl?
         public var context: Data?
+        /// The file keychain whose key to use; nil: the keybag's.
+        public var keychain: UUID?
 
-        public init(_ protection: ProtectionClass, wrapped: Data, associatedData: Data, access: AccessControl?, context: Data?) {
+        public init(
+            _ protection: ProtectionClass, wrapped: Data, associatedData: Data, access: AccessControl?, context: Data?, keychain: UUID? = nil
+        ) {
+            self.keychain = keychain
             self.protection = protection
             self.wrapped = wrapped
             self.associatedData = associatedData
@@ -124,6 +152,7 @@ extension EnclaveCall {
             associatedData = try .field(&reader)
             access = try AccessControl?(from: &reader)
             context = try reader.byte() == 1 ? try .field(&reader, limit: EnclaveCall.idLimit) : nil
+            keychain = try UUID?(from: &reader)
         }
 
         public func encode(to writer: inout ByteWriter) {
@@ -132,6 +161,7 @@ extension EnclaveCall {
             writer.appendLengthPrefixed(associatedData)
             access.encode(to: &writer)
             writer.appendOptional(context) { $1.appendLengthPrefixed($0) }
+            keychain.encode(to: &writer)
         }
     }
 }

@@ -114,3 +114,13 @@ extension AccessControl: WireCodable {
         writer.appendLengthPrefixed(encoded)
     }
 }
+
+extension UUID: WireCodable {
+    public init(from reader: inout ByteReader) throws {
+        self.init(uuid: try reader.bytes(16).withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) })
+    }
+
+    public func encode(to writer: inout ByteWriter) {
+        withUnsafeBytes(of: uuid) { writer.append(contentsOf: $0) }
+    }
+}
