@@ -342,8 +342,7 @@ enum CertificateCommands {
 
     /// Every item of a certificate-bearing class in the keychains named by `operands` (the
     /// search list when none), with the path of its keychain. System Roots answers for
-    /// certificates when named. A keychain of the search list that is locked or gone is
-    /// passed over, as macOS passes over one it cannot unlock without asking.
+    /// certificates when named. A keychain of the search list that is gone is passed over.
     static func certificateItems(_ itemClass: String, in operands: [String], _ session: ToolSession) throws(KeychainError)
         -> [(fields: CertificateFields, attributes: [String: KeychainValue], keychain: String)]
     {
@@ -360,7 +359,7 @@ enum CertificateCommands {
                 do {
                     let items = try session.scoped(to: keychain) { () throws(KeychainError) in try all(itemClass, session) }
                     found += items.map { ($0.fields, $0.attributes, keychain.path(session.paths)) }
-                } catch where operands.isEmpty && [.interactionNotAllowed, .noSuchKeychain, .invalidKeychain].contains(error.status) {
+                } catch where operands.isEmpty && [.noSuchKeychain, .invalidKeychain].contains(error.status) {
                     continue
                 }
             }

@@ -69,7 +69,7 @@ enum FileKeychainCommands {
     /// and no prompt to skip, so nothing is enforced by them (docs/SECURITY.md).
     static func setPartitionList(_ arguments: [String], _ session: ToolSession) -> Int32 {
         var password: SecretBytes?
-        guard let operands = KeychainCommands.parse(arguments, "hS:k:a:c:d:De:j:l:r:s:t:uvw", { option in
+        guard let operands = KeychainCommands.parse(arguments, "ha:c:dD:ej:l:rst:uvwS:k:", { option in
             if option.name == "k" { password = SecretBytes((option.value ?? "").utf8) }
             return option.name != "h"
         }), operands.count <= 1 else { return ToolCommand.showUsage }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import KeychainClient
 import KeychainModel
 import KeychainProtocol
 
@@ -53,16 +54,18 @@ enum PasswordItemCommands {
             passwordClass == .generic
             ? "SecKeychainItemCreateFromContent (\(keychainName ?? "<default>"))"
             : "SecKeychainAddInternetPassword \(keychainName ?? "<NULL>")"
-        if let keychainName, !session.names(keychain: keychainName) {
-            ToolOutput.report(function, status: OSStatusCode.noSuchKeychain)
-            return OSStatusCode.noSuchKeychain.rawValue
-        }
-        if update, updateFirst(matching: attributes, password: password, session) { return 0 }
         var item = attributes.newItem()
         item[QueryKey.valueData] = .data(password?.withUnsafeBytes { Data($0) } ?? Data())
-        do {
-            try session.call(Service.Add(item))
-            return 0
+        do throws(KeychainError) {
+            var target = keychainName.map(session.resolve)
+            if target == nil { target = try session.defaultKeychain() }
+            let keychain = target ?? .login
+            if let refusal = keychain.refusesWrites { throw KeychainError(status: refusal) }
+            return try session.scoped(to: keychain) { () throws(KeychainError) -> Int32 in
+                if update, updateFirst(matching: attributes, password: password, session) { return 0 }
+                try session.call(Service.Add(item))
+                return 0
+            }
         } catch {
             ToolOutput.report(function, error)
             return error.status.rawValue
@@ -165,11 +168,12 @@ enum PasswordItemCommands {
         case .failure(let failure): return failure.status
         }
         let found: [String: KeychainValue]
+        let keychain: KeychainName
         do throws(KeychainError) {
-            guard operands.isEmpty || operands.contains(where: session.names(keychain:)),
-                let item = try first(matching: attributes.searchQuery(), withData: showPassword || passwordOnly, session)
-            else { throw KeychainError.itemNotFound }
-            found = item
+            guard let item = try session.firstFound(in: operands, { () throws(KeychainError) in
+                try first(matching: attributes.searchQuery(), withData: showPassword || passwordOnly, session)
+            }) else { throw KeychainError.itemNotFound }
+            (found, keychain) = item
         } catch {
             ToolOutput.report("SecKeychainSearchCopyNext", error)
             return error.status.rawValue
@@ -179,7 +183,7 @@ enum PasswordItemCommands {
             ToolOutput.print(bytes: ItemPrinter.passwordForW(secret) + [UInt8(ascii: "\n")])
             return 0
         }
-        ToolOutput.print(ItemPrinter.block(found, of: passwordClass, keychainPath: session.keychainPath))
+        ToolOutput.print(ItemPrinter.block(found, of: passwordClass, keychainPath: keychain.path(session.paths)))
         if showPassword { ToolOutput.error("password: \(ItemPrinter.buffer(secret))\n") }
         return 0
     }
@@ -194,13 +198,15 @@ enum PasswordItemCommands {
         }
         guard !attributes.isEmpty else { return ToolCommand.showUsage }
         do throws(KeychainError) {
-            guard operands.isEmpty || operands.contains(where: session.names(keychain:)),
-                let found = try first(matching: attributes.searchQuery(), withData: false, session),
-                let reference = found[QueryKey.valuePersistentRef]
+            guard let (found, keychain) = try session.firstFound(in: operands, { () throws(KeychainError) in
+                try first(matching: attributes.searchQuery(), withData: false, session)
+            }), let reference = found[QueryKey.valuePersistentRef]
             else { throw KeychainError.itemNotFound }
-            ToolOutput.print(ItemPrinter.block(found, of: passwordClass, keychainPath: session.keychainPath))
+            ToolOutput.print(ItemPrinter.block(found, of: passwordClass, keychainPath: keychain.path(session.paths)))
             // Like macOS, delete the first match only.
-            try session.call(Service.Delete([QueryKey.valuePersistentRef: reference]))
+            try session.scoped(to: keychain) { () throws(KeychainError) in
+                try session.call(Service.Delete([QueryKey.valuePersistentRef: reference]))
+            }
             ToolOutput.error("password has been deleted.\n")
             return 0
         } catch {

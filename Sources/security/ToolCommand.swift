@@ -113,6 +113,27 @@ final class ToolSession {
         return try body()
     }
 
+    /// The first thing `body` finds in the keychains `operands` name (the search list when
+    /// none), in order, with the keychain it was found in. A keychain of the search list
+    /// that no longer exists is passed over, as macOS passes over one; any other failure
+    /// (a locked keychain: errSecInteractionNotAllowed) ends the search.
+    func firstFound<T>(in operands: [String], _ body: () throws(KeychainError) -> T?) throws(KeychainError) -> (T, KeychainName)? {
+        for keychain in try keychains(operands) {
+            switch keychain {
+            case .systemRoots, .system: continue  // no items of this kind there
+            case .login, .file:
+                do throws(KeychainError) {
+                    if let found = try scoped(to: keychain, body) { return (found, keychain) }
+                } catch where operands.isEmpty && [.noSuchKeychain, .invalidKeychain].contains(error.status) {
+                    continue
+                } catch where error.status == .itemNotFound {
+                    continue
+                }
+            }
+        }
+        return nil
+    }
+
     /// The file keychain item requests go to now (``scoped(to:_:)``).
     private(set) var scope: String?
 }

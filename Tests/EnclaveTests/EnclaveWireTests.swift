@@ -32,7 +32,16 @@ import Testing
         EnclaveCall.UseEnclaveKey(
             blob: Data(count: 90), operation: .keyExchange(algorithm: "algid:keyexchange:ECDH:standard", publicKey: Data(count: 65), requestedSize: 16, sharedInfo: Data([2])),
             context: Data(count: 16)),
+        EnclaveCall.CreateFileKeychain(password: SecretBytes("pw".utf8), autoLockSeconds: 300),
+        EnclaveCall.UnlockFileKeychain(header: sampleHeader, password: SecretBytes("pw".utf8), autoLockSeconds: 0),
+        EnclaveCall.LockFileKeychain(nil), EnclaveCall.LockFileKeychain(UUID()),
+        EnclaveCall.FileKeychainUnlocked(UUID()), EnclaveCall.SetFileKeychainTimeout(UUID(), autoLockSeconds: 60),
+        EnclaveCall.ChangeFileKeychainPassword(header: sampleHeader, old: SecretBytes("a".utf8), new: SecretBytes("b".utf8)),
+        EnclaveCall.IndexKey(keychain: UUID()), EnclaveCall.MetadataKey(.always, keychain: UUID()),
+        EnclaveCall.UnwrapItemKey(.always, wrapped: Data(count: 60), associatedData: Data(), access: nil, context: nil, keychain: UUID()),
     ]
+
+    static let sampleHeader = FileKeychainHeader(uuid: UUID(), kdf: PasscodeKDF(logN: 10, salt: Data(count: 32)), wrappedKey: Data(count: 60))
 
     static func decode(_ bytes: [UInt8]) throws -> any EnclaveRequest {
         var reader = ByteReader(Data(bytes))

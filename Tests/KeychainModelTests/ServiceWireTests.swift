@@ -36,6 +36,13 @@ import Testing
         Service.RemoveTrustSettings(domain: .user, certificate: Data([0x30, 0])), Service.CopyTrustSettings(domain: .system),
         Service.CreateEnclaveKey(protection: .whenUnlockedThisDeviceOnly, access: try! AccessControl(protection: .whenUnlockedThisDeviceOnly, flags: [.privateKeyUsage, .devicePasscode]), context: nil),
         Service.UseEnclaveKey(blob: Data([1, 2]), operation: .decrypt(algorithm: "algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM", data: Data([3])), context: Data(count: 16), prompt: "Sign"),
+        Service.CreateKeychain(path: "/tmp/a.keychain-db", password: SecretBytes("pw".utf8), settings: Service.KeychainSettings(autoLockSeconds: 300, lockOnSleep: true)),
+        Service.DeleteKeychain(path: "/tmp/a.keychain-db"), Service.UnlockKeychain(path: "/tmp/a.keychain-db", password: SecretBytes("pw".utf8)),
+        Service.LockKeychain(path: nil), Service.LockKeychain(path: "/tmp/a.keychain-db"), Service.KeychainInfo(path: "/tmp/a.keychain-db"),
+        Service.SetKeychainSettings(path: "/tmp/a.keychain-db", settings: Service.KeychainSettings()),
+        Service.ChangeKeychainPassword(path: "/tmp/a.keychain-db", old: SecretBytes("a".utf8), new: SecretBytes("b".utf8)),
+        Service.SearchList(replacement: nil), Service.SearchList(replacement: ["/a", "/b"]),
+        Service.DefaultKeychain(replacement: nil), Service.DefaultKeychain(replacement: "/a"),
     ]
 
     static func frame(_ request: some ServiceRequest, presence: SecretBytes? = nil) -> [UInt8] {

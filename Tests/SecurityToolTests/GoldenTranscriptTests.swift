@@ -22,7 +22,11 @@ import Testing
         #expect(!steps.isEmpty)
         let home = try TemporaryKeychain.makeTemporaryDirectory() + "/keychain"
         defer { DaemonControl.stop(home: home) }
-        let substitutions = ["{keychain}": home + "/keychain.db", "{home}": home, "{fixtures}": Self.directory.appendingPathComponent("fixtures").path]
+        let temporary = try TemporaryKeychain.makeTemporaryDirectory()
+        let substitutions = [
+            "{keychain}": home + "/keychain.db", "{home}": home, "{fixtures}": Self.directory.appendingPathComponent("fixtures").path,
+            "{tmp}": temporary, "{HOME}": ProcessInfo.processInfo.environment["HOME"] ?? "/root",
+        ]
         for step in steps {
             let started = Date()
             let result = try CommandRunner.run(
