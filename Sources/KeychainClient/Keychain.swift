@@ -44,6 +44,13 @@ public struct Keychain: Sendable {
         try connection.call(Service.Add(attributes), context: context)
     }
 
+    /// Sends any request of securityd's catalog (the `SecKeychain` functions use the
+    /// keychain-file requests this way).
+    @discardableResult
+    public func call<Request: ServiceRequest>(_ request: Request) throws(KeychainError) -> Request.Response {
+        try connection.call(request, context: nil)
+    }
+
     /// `SecItemCopyMatching`: data, attributes or persistent references of the matching
     /// items, one or an array as `m_Limit` asks. Reading the data of an item whose access
     /// control needs the user asks them, in `context`.

@@ -132,6 +132,7 @@ public enum SecName {
     /// `SecPKCS12Import`'s option and result keys (SecImportExport.h).
     public static let kSecImportExportPassphrase = "passphrase"
     public static let kSecImportToMemoryOnly = "memory"
+    public static let kSecImportExportKeychain = "keychain"
     public static let kSecImportItemLabel = "label"
     public static let kSecImportItemKeyID = "keyid"
     public static let kSecImportItemTrust = "trust"
@@ -295,6 +296,7 @@ public enum SecName {
         ("kSecPublicKeyAttrs", kSecPublicKeyAttrs),
         ("kSecImportExportPassphrase", kSecImportExportPassphrase),
         ("kSecImportToMemoryOnly", kSecImportToMemoryOnly),
+        ("kSecImportExportKeychain", kSecImportExportKeychain),
         ("kSecImportItemLabel", kSecImportItemLabel),
         ("kSecImportItemKeyID", kSecImportItemKeyID),
         ("kSecImportItemTrust", kSecImportItemTrust),

@@ -16,6 +16,7 @@ enum CoreFoundationType: CFTypeID {
     case secIdentity = 302
     case secPolicy = 303
     case secTrust = 304
+    case secKeychain = 305
 }
 
 public typealias CFTypeID = UInt
@@ -29,6 +30,7 @@ public func CFGetTypeID(_ object: CFTypeRef?) -> CFTypeID {
         case is SecIdentity: .secIdentity
         case is SecPolicy: .secPolicy
         case is SecTrust: .secTrust
+        case is SecKeychain: .secKeychain
         case is NSString: .string
         case is NSDictionary: .dictionary
         case is NSArray: .array

@@ -89,6 +89,8 @@ enum FoundationBridge {
             return .number(number.int64Value)
         case let string as String:
             return .string(string)
+        case let keychain as SecKeychain:
+            return .string(keychain.path)  // kSecUseKeychain, kSecMatchSearchList: securityd routes by path
         case let data as Data:
             return .data(data)
         case let date as Date:

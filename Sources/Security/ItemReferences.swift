@@ -80,6 +80,9 @@ struct ItemReferences {
                 QueryKey.returnAttributes: .bool(true),
             ]
             if let group = item[SecName.kSecAttrAccessGroup] { keyQuery[SecName.kSecAttrAccessGroup] = group }
+            // The key is looked for in the keychains the identity was (macOS: kSecMatchSearchList).
+            if let keychains = query[QueryKey.matchSearchList] { keyQuery[QueryKey.matchSearchList] = keychains }
+            if case .string(let keychain)? = query[QueryKey.useKeychain] { keyQuery[QueryKey.matchSearchList] = .array([.string(keychain)]) }
             guard case .dictionary(let keyItem)? = try keychain.copyMatching(keyQuery), case .data(let keyBytes)? = keyItem[QueryKey.valueData] else {
                 throw KeychainError.itemNotFound
             }

@@ -11,6 +11,8 @@ nonisolated(unsafe) public let kSecImportExportPassphrase: CFString = NSString(s
 /// `kSecImportToMemoryOnly`: accepted; importing is to memory unless
 /// `kSecUseDataProtectionKeychain` asks otherwise.
 nonisolated(unsafe) public let kSecImportToMemoryOnly: CFString = NSString(string: SecName.kSecImportToMemoryOnly)
+/// `kSecImportExportKeychain` (macOS): the `SecKeychain` the identities are added to.
+nonisolated(unsafe) public let kSecImportExportKeychain: CFString = NSString(string: SecName.kSecImportExportKeychain)
 /// The subject summary of an imported identity's certificate.
 nonisolated(unsafe) public let kSecImportItemLabel: CFString = NSString(string: SecName.kSecImportItemLabel)
 /// SHA-1 of an imported identity's public key (its key's `kSecAttrApplicationLabel`).
@@ -26,7 +28,8 @@ nonisolated(unsafe) public let kSecImportItemIdentity: CFString = NSString(strin
 /// dictionary per private key, with the identity, an evaluated trust, its chain (leaf
 /// first), its label and key ID. The identities live in memory unless the options hold
 /// `kSecUseDataProtectionKeychain: true`, which adds each identity and every chain
-/// certificate to the keychain (with the options' other attributes; duplicates are fine).
+/// certificate to the keychain (with the options' other attributes; duplicates are fine),
+/// and `kSecImportExportKeychain` (macOS) adds them to that file keychain.
 ///
 /// securityd opens the file (with OpenSSL, which reads OpenSSL 3's default files and the
 /// legacy 3DES and RC2-40 ones); the key comes back to this process, as the file and its
@@ -46,7 +49,14 @@ public func SecPKCS12Import(_ pkcs12_data: CFData, _ options: CFDictionary, _ it
         let contents = try ProcessKeychain.keychain.decodePKCS12(
             Service.DecodePKCS12(file: pkcs12_data as Data, passphrase: SecretBytes(Array(passphrase.utf8))))
         let imported = try PKCS12Import(contents)
-        if options[kSecUseDataProtectionKeychain as String] as? Bool == true {
+        if let keychain = options[kSecImportExportKeychain as String] as? SecKeychain {
+            // macOS's file-keychain import: into that keychain.
+            var into = options
+            into[kSecImportExportKeychain as String] = nil
+            into[kSecUseKeychain as String] = keychain
+            let status = imported.add(with: into)
+            guard status == errSecSuccess else { return status }
+        } else if options[kSecUseDataProtectionKeychain as String] as? Bool == true {
             let status = imported.add(with: options)
             guard status == errSecSuccess else { return status }
         }
