@@ -24,6 +24,7 @@ struct BenchRun {
         TrousseauKeychain.use(home: keychain.paths.home)  // the Security API's requests go to the bench's daemon
         report.keys.append(try KeyOperations.measureEnclave(count: max(plan.keySamples / 2, 1)))
         report.keys.append(try TrustOperation.measure(count: max(plan.keySamples / 4, 1)))
+        report.keys += try FileKeychainOperations.measure(keychain, count: max(plan.keySamples / 4, 1))
         output.line("")
         output.line(Table.keys(report.keys))
         report.targets = Targets.evaluate(report)

@@ -48,7 +48,7 @@ enum KeyOperations {
             floor: { _ = try floorKey.signature(for: message) })
     }
 
-    private static func row(
+    static func row(
         _ name: String, floor floorName: String, count: Int, _ operation: () throws -> Void, floor: () throws -> Void
     ) throws -> BenchReport.KeyOperation {
         for _ in 0..<min(count, 50) {
