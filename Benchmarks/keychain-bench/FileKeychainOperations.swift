@@ -62,22 +62,22 @@ enum FileKeychainOperations {
                 _ = try client.call(Service.Add(add))
             })
 
-        let (logN, blockSize, salt) = try scryptParameters(path)
+        let (logN, blockSize, parallelism, salt) = try scryptParameters(path)
         let unlocks = try KeyOperations.row(
-            "unlock a file keychain (scrypt N=2^\(logN))", floor: "the same scrypt in-process", count: 3,
+            "unlock a file keychain (scrypt N=2^\(logN), p=\(parallelism))", floor: "the same scrypt in-process", count: 3,
             { try client.call(Service.UnlockKeychain(path: path, password: password)) },
             floor: {
                 _ = try password.withUnsafeBytes { bytes in
                     try KDF.Scrypt.deriveKey(
-                        from: bytes, salt: salt, outputByteCount: 32, rounds: 1 << logN, blockSize: blockSize, parallelism: 1,
+                        from: bytes, salt: salt, outputByteCount: 32, rounds: 1 << logN, blockSize: blockSize, parallelism: parallelism,
                         maxMemory: 128 * blockSize << logN + (1 << 20))
                 }
             })
         return [read, adds, unlocks]
     }
 
-    /// The keychain file's scrypt parameters: its header's log N, r and salt (FileKeychainHeader).
-    private static func scryptParameters(_ path: String) throws -> (Int, Int, Data) {
+    /// The keychain file's scrypt parameters: its header's log N, r, p and salt (FileKeychainHeader).
+    private static func scryptParameters(_ path: String) throws -> (Int, Int, Int, Data) {
         let file = try SQLiteFile(path)
         let select = try file.prepare("SELECT header FROM trousseau_keychain")
         defer { sqlite3_finalize(select) }
@@ -87,8 +87,9 @@ enum FileKeychainOperations {
         guard header.count > 34 else { throw BenchError("a short keychain header") }
         let logN = Int(header[21])
         let blockSize = header[22..<26].reduce(0) { $0 << 8 | Int($1) }
+        let parallelism = header[26..<30].reduce(0) { $0 << 8 | Int($1) }
         let saltLength = header[30..<34].reduce(0) { $0 << 8 | Int($1) }
         guard header.count >= 34 + saltLength else { throw BenchError("a short keychain header") }
-        return (logN, blockSize, Data(header[34..<(34 + saltLength)]))
+        return (logN, blockSize, parallelism, Data(header[34..<(34 + saltLength)]))
     }
 }

@@ -18,9 +18,7 @@ extension SoftwareKeybag {
     /// A new file keychain's header under `password`; the keychain is unlocked.
     public func createFileKeychain(password: SecretBytes, autoLockSeconds: UInt32) throws -> FileKeychainHeader {
         if password.isEmpty { throw KeychainError.param("an empty password cannot protect a keychain file") }
-        let kdf = try PasscodeKDF.calibrated(
-            target: configuration.backupKDFTarget, minimumLogN: configuration.minimumBackupLogN, salt: Self.randomBytes(32))
-        let (header, key) = try FileKeychainHeader.create(password: password, kdf: kdf)
+        let (header, key) = try FileKeychainHeader.create(password: password, kdf: try fileKeychainKDF())
         let now = configuration.clock()
         fileKeychains.withLock { $0[header.uuid] = FileKeychainKeys(key: key, autoLockSeconds: autoLockSeconds, lastActivity: now) }
         return header
@@ -60,9 +58,15 @@ extension SoftwareKeybag {
     public func changeFileKeychainPassword(_ header: FileKeychainHeader, old: SecretBytes, new: SecretBytes) throws -> FileKeychainHeader {
         if new.isEmpty { throw KeychainError.param("an empty password cannot protect a keychain file") }
         let key = try throttled(header.uuid) { try header.open(password: old) }
-        let kdf = try PasscodeKDF.calibrated(
-            target: configuration.backupKDFTarget, minimumLogN: configuration.minimumBackupLogN, salt: Self.randomBytes(32))
-        return try header.rewrapped(key, password: new, kdf: kdf)
+        return try header.rewrapped(key, password: new, kdf: try fileKeychainKDF())
+    }
+
+    /// A file keychain's password parameters: as slow as a backup's (the file may travel and
+    /// be guessed offline), with memory held at the backup minimum (64 MiB) and the time
+    /// made up by scrypt's p, so that an unlock fits any machine that can run the daemon.
+    private func fileKeychainKDF() throws -> PasscodeKDF {
+        try PasscodeKDF.calibratedParallelism(
+            target: configuration.backupKDFTarget, logN: configuration.minimumBackupLogN, salt: Self.randomBytes(32))
     }
 
     /// The keychain key while the keychain is unlocked.

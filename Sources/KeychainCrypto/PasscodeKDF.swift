@@ -42,6 +42,20 @@ public struct PasscodeKDF: Sendable, Hashable {
         }
     }
 
+    /// Parameters with bounded memory (N = 2^`logN`, r = 8: 64 MiB at 2^16) whose derivation
+    /// takes at least `target` seconds on this machine: p grows instead of N (at most 16), so
+    /// a slow derivation never needs more memory than a small container has. One probe.
+    public static func calibratedParallelism(target: Double, logN: UInt8, salt: Data) throws -> PasscodeKDF {
+        var kdf = PasscodeKDF(logN: logN, salt: salt)
+        guard target > 0 else { return kdf }
+        let start = ContinuousClock.now
+        _ = try kdf.derive(SecretBytes("calibration".utf8))
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        kdf.parallelism = UInt32(min(16, max(1, (target / max(seconds, 1e-6)).rounded(.up))))
+        return kdf
+    }
+
     /// Parameters whose derivation takes at least `target` seconds on this machine:
     /// N doubles from 2^14 until one derivation is slow enough (capped at 2^22, 4 GiB·r/8).
     public static func calibrated(target: Double = 0.1, minimumLogN: UInt8 = 14, salt: Data) throws -> PasscodeKDF {

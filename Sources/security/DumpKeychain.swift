@@ -1,4 +1,5 @@
 import FoundationEssentials
+import KeychainClient
 import KeychainModel
 import KeychainSystem
 import KeychainProtocol
@@ -8,7 +9,8 @@ import Glibc
 #endif
 
 /// `dump-keychain [-d] [-o file] [keychain...]`: every generic and internet password's
-/// block, as `find-…-password` prints it; with `-d`, each item's secret after it.
+/// block in the keychains named (else the search list), as `find-…-password` prints it;
+/// with `-d`, each item's secret after it.
 enum DumpKeychain {
     static func run(_ arguments: [String], _ session: ToolSession) -> Int32 {
         var showData = false
@@ -30,20 +32,31 @@ enum DumpKeychain {
             return OSStatusCode.unimplemented.rawValue
         }
         var out = ""
-        if operands.isEmpty || operands.contains(where: session.names(keychain:)) {
+        let keychains: [KeychainName]
+        do throws(KeychainError) {
+            keychains = try session.keychains(operands)
+        } catch {
+            ToolOutput.report("SecKeychainCopySearchList", error)
+            return 1
+        }
+        for keychain in keychains {
+            guard keychain.refusesWrites == nil else { continue }  // no passwords in System Roots
             for passwordClass in [PasswordClass.generic, .internet] {
                 var query: [String: KeychainValue] = [
                     QueryKey.itemClass: .string(passwordClass.code), QueryKey.matchLimit: .string(QueryKey.matchLimitAll), QueryKey.returnAttributes: .bool(true),
                 ]
                 if showData { query[QueryKey.returnData] = .bool(true) }
-                do {
-                    guard case .array(let items)? = try session.call(Service.CopyMatching(query)) else { continue }
+                do throws(KeychainError) {
+                    let found = try session.scoped(to: keychain) { () throws(KeychainError) in try session.call(Service.CopyMatching(query)) }
+                    guard case .array(let items)? = found else { continue }
                     for case .dictionary(let item) in items {
                         let data = showData ? Array(item[QueryKey.valueData]?.dataValue ?? Data()) : nil
-                        out += ItemPrinter.block(item, of: passwordClass, keychainPath: session.keychainPath, data: data)
+                        out += ItemPrinter.block(item, of: passwordClass, keychainPath: keychain.path(session.paths), data: data)
                     }
                 } catch where error.status == OSStatusCode.itemNotFound {
                     continue
+                } catch where operands.isEmpty && [.noSuchKeychain, .invalidKeychain].contains(error.status) {
+                    break  // a keychain of the search list that is gone
                 } catch {
                     ToolOutput.report("SecKeychainSearchCopyNext", error)
                     return 1
