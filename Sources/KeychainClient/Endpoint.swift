@@ -14,6 +14,8 @@ extension KeychainClient {
         let daemon: String
         let daemonEnvironment: [String: String]
         let timeout: Duration
+        /// False for a daemon that only its system unit starts (the System keychain's).
+        var autostart = true
 
         /// A connected socket, starting the daemon when nobody listens.
         ///
@@ -25,6 +27,12 @@ extension KeychainClient {
         ///   keychain (``DaemonStartFailure``), or `errSecNotAvailable` when no daemon
         ///   answers within `timeout`.
         func open() throws -> Int32 {
+            guard autostart else {
+                if let fd = try attempt() { return fd }
+                throw KeychainError(
+                    status: OSStatusCode.notAvailable,
+                    message: "the System keychain's securityd is not running on \(paths.socket) (systemctl start trousseau-system.socket, as root)")
+            }
             SocketActivation.prepareHome(paths)
             if let fd = try attempt() { return fd }
             if SocketActivation.start(paths) {

@@ -51,6 +51,15 @@ public final class KeychainClient: Sendable {
         return KeychainClient(endpoint: endpoint, fd: try endpoint.open())
     }
 
+    /// Connects to the System keychain's securityd (``KeychainPaths/system(_:)``), which a
+    /// system unit runs as root; a client never starts it.
+    ///
+    /// - Throws: `errSecNotAvailable` when it is not running.
+    public static func connectSystem(_ paths: KeychainPaths = .system()) throws -> KeychainClient {
+        let endpoint = Endpoint(paths: paths, daemon: "", daemonEnvironment: [:], timeout: .zero, autostart: false)
+        return KeychainClient(endpoint: endpoint, fd: try endpoint.open())
+    }
+
     /// Sends a request and waits for its response.
     ///
     /// - Parameter presence: the keychain passcode, sent as the user's presence (requests

@@ -22,11 +22,14 @@ extension RequestDispatcher {
     /// Checks `Request.authorization` for `caller`, then the user's presence when the
     /// request carries it.
     ///
-    /// - Throws: `errSecMissingEntitlement` for a caller the rule does not admit;
+    /// - Throws: in the System keychain, `errSecWrPerm` or `errSecInteractionNotAllowed`
+    ///   for what only root may do (``SystemKeychainPolicy``);
+    ///   `errSecMissingEntitlement` for a caller the rule does not admit;
     ///   `errSecAuthFailed` (throttled, as unlocks are) for a wrong passcode;
     ///   `errSecInteractionRequired` when the rule asks for the user's presence, a passcode
     ///   is set, and the request came without it.
     func authorize<Request: ServiceRequest>(_ request: Request, from caller: Caller, presence: SecretBytes?) throws -> Authorized<Request> {
+        try SystemKeychainPolicy.admit(request, from: caller, scope: scope)
         let toolOnly: String?
         let needsPresence: Bool
         switch Request.authorization {

@@ -44,19 +44,23 @@ public struct Caller: Sendable {
 public final class CallerIdentification: Sendable {
     private let signatures: CodeIdentityCache
     private let securityTool: String?
+    private let admitsOtherUsers: Bool
 
     /// - Parameters:
     ///   - rootDirectories: where trusted developer roots are (the user's and the system's).
     ///   - securityTool: the path of the `security` tool that gets its role: the one
     ///     installed beside securityd (as trusted as securityd's own directory).
-    public init(rootDirectories: [String], securityTool: String?) {
+    ///   - admitsOtherUsers: identify other users' processes too (the System keychain,
+    ///     whose policy then decides by uid) instead of refusing them.
+    public init(rootDirectories: [String], securityTool: String?, admitsOtherUsers: Bool = false) {
         signatures = CodeIdentityCache(rootDirectories: rootDirectories)
         self.securityTool = securityTool
+        self.admitsOtherUsers = admitsOtherUsers
     }
 
     /// Identifies the peer of a connected Unix socket.
     ///
-    /// - Throws: `errSecMissingEntitlement` for a peer of another user, `errSecIO` when
+    /// - Throws: `errSecMissingEntitlement` for a peer of another user (unless admitted), `errSecIO` when
     ///   its credentials or executable cannot be read.
     public func identify(connection fd: Int32) throws -> Caller {
         var pid: Int32 = 0
@@ -65,7 +69,7 @@ public final class CallerIdentification: Sendable {
         guard trousseau_peer_credentials(fd, &pid, &uid, &gid) == 0 else {
             throw SystemCall.ioError("SO_PEERCRED")
         }
-        guard uid == getuid() else {
+        guard uid == getuid() || admitsOtherUsers else {
             throw KeychainError(status: OSStatusCode.missingEntitlement, message: "a process of another user (uid \(uid)) is refused")
         }
         guard let executable = ProcessExecutable.path(of: pid) else {

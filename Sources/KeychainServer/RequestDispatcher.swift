@@ -15,14 +15,17 @@ public struct RequestDispatcher: Sendable {
     let trustSettings: TrustSettingsStore
     let fileKeychains: FileKeychains
     let searchList: KeychainSearchList
+    let scope: DaemonScope
 
     /// - Parameters:
     ///   - home: the keychain's home, where the local developer root is trusted.
     ///   - adminTrustSettings: the administrator's trust settings file (tests name another).
+    ///   - scope: a user's keychain, or the System keychain (``SystemKeychainPolicy``).
     /// - Throws: `errSecInternalComponent` when a request of the catalog has no handler
     ///   (a build that would refuse it at run time does not start).
-    public init(store: KeychainStore, enclave: EnclaveClient, home: String, adminTrustSettings: String? = nil) throws {
+    public init(store: KeychainStore, enclave: EnclaveClient, home: String, adminTrustSettings: String? = nil, scope: DaemonScope = .user) throws {
         self.store = store
+        self.scope = scope
         self.enclave = enclave
         self.localRoot = LocalDeveloperRoot(store: store, home: home)
         self.trustSettings = TrustSettingsStore(store: store, adminPath: adminTrustSettings ?? TrustSettingsStore.defaultAdminPath)

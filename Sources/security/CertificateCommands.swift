@@ -353,13 +353,11 @@ enum CertificateCommands {
                 if itemClass == SecName.kSecClassCertificate {
                     found += try systemRoots(session).map { ($0, $0.itemAttributes, KeychainName.systemRootsPath) }
                 }
-            case .system:
-                continue  // not served yet: nothing to find there
-            case .login, .file:
+            case .login, .file, .system:
                 do {
                     let items = try session.scoped(to: keychain) { () throws(KeychainError) in try all(itemClass, session) }
                     found += items.map { ($0.fields, $0.attributes, keychain.path(session.paths)) }
-                } catch where operands.isEmpty && [.noSuchKeychain, .invalidKeychain].contains(error.status) {
+                } catch where operands.isEmpty && [.noSuchKeychain, .invalidKeychain, .notAvailable].contains(error.status) {
                     continue
                 }
             }

@@ -204,7 +204,7 @@ enum PasswordItemCommands {
             else { throw KeychainError.itemNotFound }
             ToolOutput.print(ItemPrinter.block(found, of: passwordClass, keychainPath: keychain.path(session.paths)))
             // Like macOS, delete the first match only.
-            try session.scoped(to: keychain) { () throws(KeychainError) in
+            _ = try session.scoped(to: keychain) { () throws(KeychainError) in
                 try session.call(Service.Delete([QueryKey.valuePersistentRef: reference]))
             }
             ToolOutput.error("password has been deleted.\n")

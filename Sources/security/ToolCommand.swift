@@ -27,6 +27,8 @@ final class ToolSession {
     let quiet: Bool
     let verbose: Bool
     private var client: KeychainClient?
+    /// The System keychain's daemon, connected when a command first names it.
+    private var systemClient: KeychainClient?
 
     init(quiet: Bool, verbose: Bool) {
         self.quiet = quiet
@@ -48,6 +50,18 @@ final class ToolSession {
         }
     }
 
+    /// The System keychain's daemon (run by its system unit; never started here).
+    func systemKeychain() throws(KeychainError) -> KeychainClient {
+        if let systemClient { return systemClient }
+        do {
+            let connected = try KeychainClient.connectSystem()
+            systemClient = connected
+            return connected
+        } catch {
+            throw KeychainError.from(error)
+        }
+    }
+
     /// Sends `request`; when securityd answers that it needs the user's presence (another
     /// application's item, or the local developer root, once a keychain password is set),
     /// asks for the keychain password once and sends the request again with it.
@@ -56,11 +70,11 @@ final class ToolSession {
         _ request: Request, purpose: String = "access another application's items"
     ) throws(KeychainError) -> Request.Response {
         var request = request
-        if let scope, var scoped = request as? any KeychainScopedRequest {
-            scoped.scope(to: scope)
+        if case .file(let path)? = scope, var scoped = request as? any KeychainScopedRequest {
+            scoped.scope(to: path)
             request = scoped as! Request  // the same value, with its query scoped
         }
-        let client = try keychain()
+        let client = try scope == .system ? systemKeychain() : keychain()
         do {
             // An item whose access control needs the user asks them through the front end
             // (the passcode agent or the terminal), in a context used once.
@@ -105,10 +119,13 @@ final class ToolSession {
 
     /// The keychain item requests go to while `body` runs: a file keychain's path rides in
     /// the query (`kSecUseKeychain` for an add, `kSecMatchSearchList` for the others); the
-    /// login keychain needs none.
+    /// System keychain's requests go to its own daemon; the login keychain needs neither.
     func scoped<T>(to keychain: KeychainName, _ body: () throws(KeychainError) -> T) throws(KeychainError) -> T {
         let saved = scope
-        scope = if case .file(let path) = keychain { path } else { nil }
+        scope = switch keychain {
+        case .file, .system: keychain
+        case .login, .systemRoots: nil
+        }
         defer { scope = saved }
         return try body()
     }
@@ -120,11 +137,11 @@ final class ToolSession {
     func firstFound<T>(in operands: [String], _ body: () throws(KeychainError) -> T?) throws(KeychainError) -> (T, KeychainName)? {
         for keychain in try keychains(operands) {
             switch keychain {
-            case .systemRoots, .system: continue  // no items of this kind there
-            case .login, .file:
+            case .systemRoots: continue  // no items of this kind there
+            case .login, .file, .system:
                 do throws(KeychainError) {
                     if let found = try scoped(to: keychain, body) { return (found, keychain) }
-                } catch where operands.isEmpty && [.noSuchKeychain, .invalidKeychain].contains(error.status) {
+                } catch where operands.isEmpty && [.noSuchKeychain, .invalidKeychain, .notAvailable].contains(error.status) {
                     continue
                 } catch where error.status == .itemNotFound {
                     continue
@@ -134,8 +151,8 @@ final class ToolSession {
         return nil
     }
 
-    /// The file keychain item requests go to now (``scoped(to:_:)``).
-    private(set) var scope: String?
+    /// The file keychain or System keychain item requests go to now (``scoped(to:_:)``).
+    private(set) var scope: KeychainName?
 }
 
 /// An item request that can be sent to a file keychain.
@@ -160,13 +177,12 @@ extension Service.Delete: KeychainScopedRequest {
 }
 
 extension KeychainName {
-    /// Why an item cannot be written here, if it cannot: System Roots is read-only, and
-    /// the System keychain is not served by this version.
+    /// Why an item cannot be written here, if it cannot: System Roots is read-only (the
+    /// System keychain's daemon decides for itself: root may write, others not).
     var refusesWrites: OSStatusCode? {
         switch self {
         case .systemRoots: .readOnly
-        case .system: .noSuchKeychain
-        case .login, .file: nil
+        case .login, .file, .system: nil
         }
     }
 }

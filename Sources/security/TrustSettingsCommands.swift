@@ -78,12 +78,15 @@ enum TrustSettingsCommands {
         }
         guard let certificate = readCertificate(file) else { return 1 }
         if let keychain {
-            guard session.names(keychain: keychain) else {
-                ToolOutput.error("SecCertificateAddToKeychain: \(KeychainError.appleMessage(for: .noSuchKeychain))\n")
+            // The login keychain, a file keychain or the System keychain (mkcert's
+            // `sudo security add-trusted-cert -d -k /Library/Keychains/System.keychain`).
+            let target = session.resolve(keychain)
+            if let refusal = target.refusesWrites {
+                ToolOutput.error("SecCertificateAddToKeychain: \(KeychainError.appleMessage(for: refusal))\n")
                 return 1
             }
             do throws(KeychainError) {
-                try session.call(Service.Add(certificate.itemAttributes))
+                _ = try session.scoped(to: target) { () throws(KeychainError) in try session.call(Service.Add(certificate.itemAttributes)) }
             } catch where error == .duplicateItem {
                 // That's fine.
             } catch {

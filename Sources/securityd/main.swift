@@ -15,6 +15,8 @@ import Glibc
 
 // securityd [--home DIR] [--print-socket]: one per keychain (KEYCHAIN_HOME). Clients start it on demand; a second
 // instance finds the daemon lock taken and exits at once.
+// securityd --system [--home DIR] [--socket PATH]: the System keychain (KeychainPaths.system), run by root
+// from the system unit; its socket is open to every user and SystemKeychainPolicy decides by uid.
 //
 // Environment: KEYCHAIN_HOME, XDG_DATA_HOME, XDG_RUNTIME_DIR (see KeychainPaths);
 // TROUSSEAU_SECURITYD_IDLE_SECONDS (exit after this long without clients; 0: never;
@@ -41,9 +43,17 @@ if let log = environment["TROUSSEAU_SECURITYD_LOG"], !log.isEmpty {
 }
 // `--home DIR` (what clients pass when they start the daemon) overrides the environment.
 let arguments = Array(CommandLine.arguments.dropFirst())
-let paths =
-    arguments.firstIndex(of: "--home").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
-    .map { KeychainPaths(home: $0, environment: environment) } ?? KeychainPaths.fromEnvironment(environment)
+func option(_ name: String) -> String? {
+    arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+}
+let system = arguments.contains("--system")
+let paths: KeychainPaths
+if system {
+    let defaults = KeychainPaths.system(environment)
+    paths = KeychainPaths(home: option("--home") ?? defaults.home, socket: option("--socket") ?? defaults.socket)
+} else {
+    paths = option("--home").map { KeychainPaths(home: $0, environment: environment) } ?? KeychainPaths.fromEnvironment(environment)
+}
 
 if arguments.contains("--print-socket") {
     print(paths.socket)  // for the systemd socket unit
@@ -78,13 +88,16 @@ do {
     #endif
     let enclave = try EnclaveClient.launch(home: paths.home, launch)
     let store = try KeychainStore(directory: paths.home, keybag: enclave)
-    let listener = try ListeningSocket.open(path: paths.socket, environment: environment)
-    let idleSeconds = environment["TROUSSEAU_SECURITYD_IDLE_SECONDS"].flatMap { Int($0) } ?? 600
+    let listener = try ListeningSocket.open(path: paths.socket, environment: environment, shared: system)
+    // No client starts the System keychain's daemon: started by hand it stays; systemd restarts an idle one.
+    let idleSeconds = environment["TROUSSEAU_SECURITYD_IDLE_SECONDS"].flatMap { Int($0) } ?? (system && !socketActivated ? 0 : 600)
+    let dispatcher = try RequestDispatcher(
+        store: store, enclave: enclave, home: paths.home, adminTrustSettings: adminTrustSettings, scope: system ? .system(owner: geteuid()) : .user)
     let daemon = SecurityDaemon(
-        listener: listener, dispatcher: try RequestDispatcher(store: store, enclave: enclave, home: paths.home, adminTrustSettings: adminTrustSettings),
+        listener: listener, dispatcher: dispatcher,
         identification: CallerIdentification(
             rootDirectories: [DeveloperRoots.userDirectory(home: paths.home), DeveloperRoots.systemDirectory],
-            securityTool: InstallationLayout.securityTool()),
+            securityTool: InstallationLayout.securityTool(), admitsOtherUsers: system),
         idleExit: idleSeconds > 0 ? .seconds(idleSeconds) : nil)
 
     var signalSources: [any DispatchSourceSignal] = []

@@ -181,6 +181,8 @@ import Testing
         let files = try run("/usr/bin/dpkg", ["-L", "trousseau"], environment: apt).stdout.split(separator: "\n").map(String.init)
         #expect(files.contains("/usr/bin/security") && files.contains("/usr/libexec/trousseau/securityd"))
         #expect(FileManager.default.fileExists(atPath: "/etc/systemd/user/sockets.target.wants/trousseau-securityd.socket"), "enabled for new sessions")
+        #expect(FileManager.default.fileExists(atPath: "/etc/systemd/system/sockets.target.wants/trousseau-system.socket"), "the System keychain's socket is enabled")
+        #expect(files.contains("/usr/lib/systemd/system/trousseau-system.service"))
 
         // A fresh user, nothing but a login shell's environment.
         #expect(try run("/usr/sbin/useradd", ["-m", "-s", "/bin/sh", user], environment: apt).status == 0)
@@ -198,5 +200,6 @@ import Testing
         #expect(left.isEmpty, "left behind: \(left)")
         #expect(!FileManager.default.fileExists(atPath: "/usr/libexec/trousseau"))
         #expect(!FileManager.default.fileExists(atPath: "/etc/systemd/user/sockets.target.wants/trousseau-securityd.socket"))
+        #expect(!FileManager.default.fileExists(atPath: "/etc/systemd/system/sockets.target.wants/trousseau-system.socket"))
     }
 }

@@ -46,6 +46,26 @@ public struct KeychainPaths: Sendable, Hashable {
         socket = runtime + "/" + name
     }
 
+    /// A keychain whose socket is not derived from its home: the System keychain's.
+    public init(home: String, socket: String) {
+        self.home = home
+        self.socket = socket
+    }
+
+    /// Where the System keychain's home is: the system's state directory.
+    public static let systemHome = "/var/lib/trousseau/system"
+    /// Where the System keychain's securityd listens (mode 0666: every user may ask it).
+    public static let systemSocket = "/run/trousseau/system.sock"
+
+    /// The System keychain, the machine's (docs/ARCHITECTURE.md, "The System keychain"):
+    /// ``systemHome`` and ``systemSocket``, or `TROUSSEAU_SYSTEM_HOME` and
+    /// `TROUSSEAU_SYSTEM_SOCKET` where a test or a second installation puts them.
+    public static func system(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> KeychainPaths {
+        KeychainPaths(
+            home: environment["TROUSSEAU_SYSTEM_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? systemHome,
+            socket: environment["TROUSSEAU_SYSTEM_SOCKET"].flatMap { $0.isEmpty ? nil : $0 } ?? systemSocket)
+    }
+
     public var database: String { home + "/" + Self.databaseFileName }
     public var socketDirectory: String { String(socket[..<socket.lastIndex(of: "/")!]) }  // socket always has a directory
 

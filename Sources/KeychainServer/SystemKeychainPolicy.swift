@@ -1,0 +1,33 @@
+import KeychainModel
+import KeychainProtocol
+
+/// Whose keychain a securityd serves: a user's (only that user can reach its socket), or
+/// the machine's System keychain, whose socket every user can reach.
+public enum DaemonScope: Sendable, Equatable {
+    case user
+    /// The System keychain, run by `owner` (root, in a system unit).
+    case system(owner: UInt32)
+}
+
+/// Who may do what in the System keychain (docs/SECURITY.md, "The System keychain"): root
+/// and the daemon's own user may do everything they may do in a keychain of their own;
+/// every other user may read its certificates — trust anchors are public — and nothing
+/// else. The rule admits requests it knows and refuses the rest, so a request added later
+/// is root's until someone decides otherwise here.
+enum SystemKeychainPolicy {
+    static func admit<Request: ServiceRequest>(_ request: Request, from caller: Caller, scope: DaemonScope) throws {
+        guard case .system(let owner) = scope, caller.uid != 0, caller.uid != owner else { return }
+        if let read = request as? Service.CopyMatching {
+            guard read.query[QueryKey.itemClass] == .string(ItemClass.certificate.rawValue) else {
+                throw KeychainError(
+                    status: OSStatusCode.interactionNotAllowed,
+                    message: "only the System keychain's certificates can be read by users other than root (use sudo)")
+            }
+            guard read.query[QueryKey.matchSearchList] == nil, read.query[QueryKey.useKeychain] == nil else {
+                throw KeychainError(status: OSStatusCode.interactionNotAllowed, message: "only the System keychain itself can be read by users other than root")
+            }
+            return
+        }
+        throw KeychainError(status: OSStatusCode.wrPerm, message: "the System keychain is root's to change (use sudo)")
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import KeychainTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The System keychain: a securityd started with `--system` (as its system unit starts it,
+/// here on a socket and home of the test's), reached by `security` through the macOS path
+/// `/Library/Keychains/System.keychain`. Its owner (root) reads and writes it; as root, the
+/// test also runs the tool as another user, who lists its certificates and nothing else.
+@Suite final class SystemKeychainTests {
+    let directory: String
+    let socket: String
+    let daemon: pid_t
+
+    static let otherUID = 40_021
+
+    init() throws {
+        directory = try TemporaryKeychain.makeTemporaryDirectory()
+        // Another user must reach the programs and the socket, as they reach /usr and /run.
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory)
+        try FileManager.default.createDirectory(atPath: directory + "/bin", withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+        for program in ["securityd", "trousseau-enclave", "security"] {
+            try CommandRunner.copyExecutable(CommandRunner.productsDirectory.appendingPathComponent(program).path, to: directory + "/bin/" + program)
+        }
+        socket = directory + "/run/system.sock"
+        // In the background with no descriptor of ours, as its system unit would run it (a
+        // Foundation Process that outlives the test would hold up the reaping of others).
+        let started = try CommandRunner.run(
+            executable: "/bin/sh",
+            ["-c", "\"$0\" --system --home \"$1\" --socket \"$2\" </dev/null >/dev/null 2>&1 & echo $!", directory + "/bin/securityd", directory + "/system", socket],
+            environment: ["TROUSSEAU_SECURITYD_LOG": directory + "/system.log", "TROUSSEAU_UNSAFE_FAST_KDF": "1"], clearing: true)
+        daemon = try #require(pid_t(started.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
+    }
+
+    deinit {
+        stopDaemon()
+        try? FileManagerLite.removeTree(directory)
+    }
+
+    func stopDaemon() {
+        kill(daemon, SIGTERM)
+        for _ in 0..<500 where kill(daemon, 0) == 0 { usleep(10_000) }
+    }
+
+    /// `security` from the copy beside the system securityd, as `uid` (nil: this process's
+    /// user), with a home of its own and the test's system socket.
+    func security(_ arguments: String..., as uid: Int? = nil) throws -> CommandResult {
+        let home = directory + "/home-\(uid ?? Int(getuid()))"
+        if !FileManager.default.fileExists(atPath: home) {
+            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            if let uid { try FileManager.default.setAttributes([.ownerAccountID: uid, .groupOwnerAccountID: uid], ofItemAtPath: home) }
+        }
+        let environment = [
+            "HOME": home, "PATH": "/usr/bin:/bin", "TROUSSEAU_SYSTEM_SOCKET": socket, "TROUSSEAU_UNSAFE_FAST_KDF": "1",
+            "TROUSSEAU_SECURITYD_IDLE_SECONDS": "5",
+        ]
+        let tool = directory + "/bin/security"
+        if let uid {
+            return try CommandRunner.run(
+                executable: "/usr/bin/setpriv", ["--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups", tool] + arguments, environment: environment, clearing: true)
+        }
+        return try CommandRunner.run(executable: tool, arguments, environment: environment, clearing: true)
+    }
+
+    static let system = "/Library/Keychains/System.keychain"
+
+    @Test func itsOwnerWritesAndReadsAndOtherUsersReadOnlyItsCertificates() throws {
+        let root = GoldenTranscriptTests.directory.appendingPathComponent("fixtures/signing-root.pem").path
+        let pem = try String(contentsOfFile: root, encoding: .utf8)
+
+        // The owner: certificates and passwords go in, and come out.
+        let added = try security("add-certificates", "-k", Self.system, root)
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(try security("add-generic-password", "-a", "802.1X", "-s", "CorpNet", "-w", "wifi-secret", Self.system).status == 0)
+        #expect(try security("find-generic-password", "-s", "CorpNet", "-w", Self.system).stdout == "wifi-secret\n")
+        let listed = try security("find-certificate", "-a", "-p", Self.system)
+        #expect(listed.status == 0 && listed.stdout == pem, "\(listed.stderr)")
+        // Nothing of it is in the owner's login keychain.
+        #expect(try security("find-generic-password", "-s", "CorpNet", "login.keychain").status == 44)
+
+        guard getuid() == 0 else { return }  // another user needs setpriv from root
+        let other = Self.otherUID
+        let read = try security("find-certificate", "-a", "-p", Self.system, as: other)
+        #expect(read.status == 0 && read.stdout == pem, "a user lists the System keychain's certificates: \(read.stderr)")
+        let secret = try security("find-generic-password", "-s", "CorpNet", "-w", Self.system, as: other)
+        #expect(secret.status == 36 && !secret.stdout.contains("wifi-secret"), "\(secret.stdout)\(secret.stderr)")
+        #expect(secret.stderr.contains("User interaction is not allowed."), "\(secret.stderr)")
+        let attributes = try security("find-generic-password", "-s", "CorpNet", Self.system, as: other)
+        #expect(attributes.status == 36 && !attributes.stdout.contains("CorpNet"), "not even its attributes")
+        let write = try security("add-generic-password", "-a", "me", "-s", "Mine", "-w", "x", Self.system, as: other)
+        #expect(write.status == Int32(UInt8(truncatingIfNeeded: -61)) && write.stderr.contains("write permissions error"), "\(write.stderr)")
+        let delete = try security("delete-certificate", "-c", "Golden Signing Root", Self.system, as: other)
+        #expect(delete.status != 0)
+        // What the user was refused is all still there.
+        #expect(try security("find-generic-password", "-s", "CorpNet", "-w", Self.system).stdout == "wifi-secret\n")
+        #expect(try security("find-certificate", "-a", "-p", Self.system).stdout == pem)
+        #expect(try security("find-generic-password", "-s", "Mine", Self.system).status == 44)
+    }
+
+    @Test func withoutItsDaemonTheSystemKeychainIsNotAvailableAndNothingStartsOne() throws {
+        stopDaemon()
+        let read = try security("find-certificate", "-a", Self.system)
+        #expect(read.status != 0 && read.stderr.contains("not running"), "\(read.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: socket), "a user's tool never starts the System keychain's daemon")
+    }
+}
