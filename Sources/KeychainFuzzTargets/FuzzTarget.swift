@@ -27,6 +27,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// A PKCS#12 file, as securityd opens it for `SecPKCS12Import` (password "fuzz"), and
     /// the key and certificates it yields, as the client reads them.
     case pkcs12
+    /// A file keychain's header, as securityd reads it from a file a client names, and
+    /// opened with the password "fuzz" where its parameters are cheap enough for a fuzzer.
+    case keychainHeader
 
     /// Runs the decoder over `input`; errors are expected, crashes are bugs.
     public func run(_ input: Data) {
@@ -62,6 +65,11 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                     _ = (try? CertificateFields(der: Array(certificate)))?.itemAttributes
                 }
             }
+        case .keychainHeader:
+            guard let header = try? FileKeychainHeader(decoding: input) else { return }
+            // open(password:) bounds the work at 2 GiB of scrypt, too slow for a fuzzer's loop.
+            guard header.kdf.memoryBytes * Int(header.kdf.parallelism) <= 1 << 21 else { return }
+            _ = try? header.open(password: SecretBytes("fuzz".utf8))
         }
     }
 
@@ -118,6 +126,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             return [keySeed, keySeed.prefix(65)]
         case .pkcs12:
             return pkcs12Seeds
+        case .keychainHeader:
+            // N = 2^10: a seed whose mutations still reach the unwrapping.
+            let made = try? FileKeychainHeader.create(password: SecretBytes("fuzz".utf8), kdf: PasscodeKDF(logN: 10, salt: Data(repeating: 1, count: 32)))
+            return made.map { [$0.0.encoded] } ?? []
         case .blob:
             return [item, internet, ["cdat": .date(Date(timeIntervalSince1970: 1_800_000_000)), "gena": .data(Data([0, 255]))]]
                 .map { AttributeCodec.encode($0.filter { $0.key != "class" && $0.key != "v_Data" }) }
