@@ -1,10 +1,12 @@
+import KeychainClient
 import KeychainModel
 import KeychainProtocol
 
 /// `list-keychains`, `default-keychain` and `login-keychain` (`keychain_list.c`): the user's
 /// search list and default keychain, which securityd keeps; the login keychain is the
-/// user's keychain. They print paths as macOS prints keychains (`    "/path"`); the system,
-/// common and dynamic domains are empty (the System keychain is not served yet).
+/// user's keychain. They print paths as macOS prints keychains (`    "/path"`); the system
+/// domain's search list and default are the System keychain, as on macOS, and the common
+/// and dynamic domains are empty.
 enum KeychainListCommands {
     enum Kind {
         case searchList, defaultKeychain, loginKeychain
@@ -64,7 +66,10 @@ enum KeychainListCommands {
             return 0
         }
         guard operands.isEmpty else { return ToolCommand.showUsage }
-        guard domain == "user" else { return 0 }
+        guard domain == "user" else {
+            if domain == "system", kind != .loginKeychain { ToolOutput.print("    \"\(KeychainName.systemPath)\"\n") }
+            return 0
+        }
         let listed: [String]
         do throws(KeychainError) {
             switch kind {

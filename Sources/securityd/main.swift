@@ -60,6 +60,44 @@ if arguments.contains("--print-socket") {
     exit(0)
 }
 
+/// SIGTERM and SIGINT stop the daemon from the first moment: one that comes while it starts
+/// (before it serves, when a supervisor sees its socket appear) stops it as soon as it exists,
+/// instead of being lost between ignoring the signal and watching for it.
+final class StopSignals {
+    private let state = BlockingMutex<(daemon: SecurityDaemon?, reason: String?)>((nil, nil))
+    private let sources: [any DispatchSourceSignal]
+
+    init() {
+        var sources: [any DispatchSourceSignal] = []
+        let state = self.state
+        for signalNumber in [SIGTERM, SIGINT] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            let name = signalNumber == SIGTERM ? "SIGTERM" : "SIGINT"
+            // @Sendable: not main-actor code; it runs on a global queue.
+            source.setEventHandler { @Sendable in
+                let daemon = state.withLock { current in
+                    if current.reason == nil { current.reason = name }
+                    return current.daemon
+                }
+                daemon?.stop(reason: name)
+            }
+            source.resume()
+            sources.append(source)
+        }
+        self.sources = sources
+    }
+
+    /// From now on a signal stops `daemon`; one that came already stops it now.
+    func attach(_ daemon: SecurityDaemon) {
+        let reason = state.withLock { current in
+            current.daemon = daemon
+            return current.reason
+        }
+        if let reason { daemon.stop(reason: reason) }
+    }
+}
+
 /// Reports why the daemon cannot serve — in its log and to the client that started it —
 /// and exits with status 1.
 func fatal(_ error: KeychainError) -> Never {
@@ -69,6 +107,7 @@ func fatal(_ error: KeychainError) -> Never {
     exit(1)
 }
 
+let stopSignals = StopSignals()
 do {
     DaemonLog.write("starting for \(paths.home)")  // with the pid: tells daemons of one home apart
     try ProcessHardening.apply()
@@ -100,20 +139,12 @@ do {
             securityTool: InstallationLayout.securityTool(), admitsOtherUsers: system),
         idleExit: idleSeconds > 0 ? .seconds(idleSeconds) : nil)
 
-    var signalSources: [any DispatchSourceSignal] = []
-    for signalNumber in [SIGTERM, SIGINT] {
-        signal(signalNumber, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-        let name = signalNumber == SIGTERM ? "SIGTERM" : "SIGINT"
-        source.setEventHandler { @Sendable in daemon.stop(reason: name) }  // @Sendable: not main-actor code; it runs on a global queue
-        source.resume()
-        signalSources.append(source)
-    }
+    stopSignals.attach(daemon)
     DaemonStartFailure.clear(for: paths)  // an earlier daemon's, now out of date
     DaemonLog.write("serving \(paths.home) on \(paths.socket)")
     daemon.run()
     if listener != 3 { unlink(paths.socket) }
-    withExtendedLifetime((signalSources, store, enclave)) {}
+    withExtendedLifetime((stopSignals, store, enclave)) {}
     exit(0)
 } catch let error as KeychainError {
     fatal(error)

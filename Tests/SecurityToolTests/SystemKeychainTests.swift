@@ -38,6 +38,8 @@ import Glibc
 
     deinit {
         stopDaemon()
+        // The users' own daemons, started by the tool, go with the test's directory.
+        _ = try? CommandRunner.run(executable: "/usr/bin/pkill", ["-f", directory + "/bin/securityd"], clearing: true)
         try? FileManagerLite.removeTree(directory)
     }
 
@@ -49,14 +51,17 @@ import Glibc
     /// `security` from the copy beside the system securityd, as `uid` (nil: this process's
     /// user), with a home of its own and the test's system socket.
     func security(_ arguments: String..., as uid: Int? = nil) throws -> CommandResult {
+        // A home and a runtime directory of the test's: the user's own daemon (the tool starts
+        // it for trust settings) must not be one a test left, nor the machine user's.
         let home = directory + "/home-\(uid ?? Int(getuid()))"
-        if !FileManager.default.fileExists(atPath: home) {
-            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-            if let uid { try FileManager.default.setAttributes([.ownerAccountID: uid, .groupOwnerAccountID: uid], ofItemAtPath: home) }
+        let runtime = directory + "/runtime-\(uid ?? Int(getuid()))"
+        for own in [home, runtime] where !FileManager.default.fileExists(atPath: own) {
+            try FileManager.default.createDirectory(atPath: own, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            if let uid { try FileManager.default.setAttributes([.ownerAccountID: uid, .groupOwnerAccountID: uid], ofItemAtPath: own) }
         }
         let environment = [
-            "HOME": home, "PATH": "/usr/bin:/bin", "TROUSSEAU_SYSTEM_SOCKET": socket, "TROUSSEAU_UNSAFE_FAST_KDF": "1",
-            "TROUSSEAU_SECURITYD_IDLE_SECONDS": "5",
+            "HOME": home, "XDG_RUNTIME_DIR": runtime, "PATH": "/usr/bin:/bin", "TROUSSEAU_SYSTEM_SOCKET": socket, "TROUSSEAU_UNSAFE_FAST_KDF": "1",
+            "TROUSSEAU_SECURITYD_IDLE_SECONDS": "5", "TROUSSEAU_TEST_ADMIN_TRUST_SETTINGS": directory + "/admin-trust-settings",
         ]
         let tool = directory + "/bin/security"
         if let uid {
@@ -72,9 +77,13 @@ import Glibc
         let root = GoldenTranscriptTests.directory.appendingPathComponent("fixtures/signing-root.pem").path
         let pem = try String(contentsOfFile: root, encoding: .utf8)
 
-        // The owner: certificates and passwords go in, and come out.
-        let added = try security("add-certificates", "-k", Self.system, root)
+        // The owner: certificates and passwords go in, and come out. As root, as mkcert
+        // does it: the certificate into the System keychain, trusted in the admin domain.
+        let added = try getuid() == 0 ? security("add-trusted-cert", "-d", "-k", Self.system, root) : security("add-certificates", "-k", Self.system, root)
         #expect(added.status == 0, "\(added.stderr)")
+        if getuid() == 0 {
+            #expect(try security("dump-trust-settings", "-d").stdout.contains("Golden Signing Root"))
+        }
         #expect(try security("add-generic-password", "-a", "802.1X", "-s", "CorpNet", "-w", "wifi-secret", Self.system).status == 0)
         #expect(try security("find-generic-password", "-s", "CorpNet", "-w", Self.system).stdout == "wifi-secret\n")
         let listed = try security("find-certificate", "-a", "-p", Self.system)
