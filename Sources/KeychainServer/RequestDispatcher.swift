@@ -3,6 +3,7 @@ public import Enclave
 import FoundationEssentials
 public import KeychainModel
 import KeychainProtocol
+import KeychainSystem
 public import KeychainStore
 
 /// Carries out one request frame for one caller: decodes it as the request of

@@ -1,8 +1,8 @@
 public import EnclaveProtocol
-public import FoundationEssentials
+import FoundationEssentials
 import GRDB
 public import KeychainCrypto
-public import KeychainModel
+import KeychainModel
 import KeychainSystem
 
 #if canImport(Glibc)
@@ -152,7 +152,7 @@ public enum FileKeychainFile {
 extension KeychainStore {
     /// Closes the database (its files are whole afterwards).
     public func close() throws {
-        try database.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+        _ = try database.writeWithoutTransaction { try $0.checkpoint(.truncate) }
         try database.close()
     }
 }

@@ -116,7 +116,7 @@ public final class KeychainStore: Sendable {
         defer { releaseStatementsWhenTooMany() }
         do {
             let result = try groupCommit.write(database, body)
-            if checkpointingWrites { try database.writeWithoutTransaction { try $0.checkpoint(.truncate) } }
+            if checkpointingWrites { try database.writeWithoutTransaction { _ = try $0.checkpoint(.truncate) } }
             return result
         } catch {
             throw Self.keychainError(error)

@@ -2,6 +2,7 @@ import FoundationEssentials
 import KeychainClient
 import KeychainModel
 import KeychainProtocol
+import KeychainSystem
 
 /// One command of the tool: its name, the usage line `help <command>` and a usage error
 /// print, its one-line description, and what it runs.
@@ -108,14 +109,25 @@ final class ToolSession {
     /// search list when there are none.
     func keychains(_ operands: [String]) throws(KeychainError) -> [KeychainName] {
         guard operands.isEmpty else { return operands.map(resolve) }
-        return try call(Service.SearchList(replacement: nil)).paths.map { KeychainName.listed($0, paths) }
+        do {
+            return try preferences.list().map { KeychainName.listed($0, paths) }
+        } catch {
+            throw KeychainError.from(error)
+        }
     }
 
     /// The keychain additions go to when none is named: the default keychain.
     func defaultKeychain() throws(KeychainError) -> KeychainName {
-        let listed = try call(Service.DefaultKeychain(replacement: nil)).paths.first ?? paths.database
-        return KeychainName.listed(listed, paths)
+        do {
+            return KeychainName.listed(try preferences.defaultKeychain(), paths)
+        } catch {
+            throw KeychainError.from(error)
+        }
     }
+
+    /// The search list and default keychain, read from the files securityd writes (as
+    /// macOS's tool reads its preferences): no round trip before a search.
+    private var preferences: KeychainSearchList { KeychainSearchList(home: paths.home, loginPath: paths.database) }
 
     /// The keychain item requests go to while `body` runs: a file keychain's path rides in
     /// the query (`kSecUseKeychain` for an add, `kSecMatchSearchList` for the others); the

@@ -1,5 +1,6 @@
 import KeychainModel
 import KeychainProtocol
+import KeychainSystem
 import KeychainStore
 
 // File keychains, the search list and the default keychain.

@@ -1,18 +1,19 @@
 import FoundationEssentials
 import KeychainModel
-import KeychainSystem
 
 /// The user's keychain search list and default keychain, as macOS keeps them in its
 /// preferences: paths, the login keychain's among them. They live in `KEYCHAIN_HOME`
-/// (`search-list`, one path a line; `default-keychain`), written only by securityd.
+/// (`search-list`, one path a line; `default-keychain`), written only by securityd and
+/// read by clients too, as macOS's clients read the preferences file itself (it saves the
+/// tool a round trip before each search).
 /// Without a file, the list is the login keychain alone and it is the default.
-struct KeychainSearchList: Sendable {
-    let home: String
+public struct KeychainSearchList: Sendable {
+    public let home: String
     /// The login keychain's path, as the list and items name it.
-    let loginPath: String
+    public let loginPath: String
     private let lock = BlockingMutex(())
 
-    init(home: String, loginPath: String) {
+    public init(home: String, loginPath: String) {
         self.home = home
         self.loginPath = loginPath
     }
@@ -21,32 +22,32 @@ struct KeychainSearchList: Sendable {
     private var defaultFile: String { home + "/default-keychain" }
 
     /// The search list.
-    func list() throws -> [String] {
+    public func list() throws -> [String] {
         guard let data = try PrivateFile.read(listFile) else { return [loginPath] }
         return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
     /// Replaces the search list (macOS's `-s` replaces, it does not add); duplicates are kept once.
-    func setList(_ paths: [String]) throws {
+    public func setList(_ paths: [String]) throws {
         var seen = Set<String>()
         let unique = paths.filter { seen.insert($0).inserted }
         try lock.withLock { _ in try PrivateFile.replace(listFile, with: Data(unique.map { $0 + "\n" }.joined().utf8)) }
     }
 
     /// The default keychain.
-    func defaultKeychain() throws -> String {
+    public func defaultKeychain() throws -> String {
         guard let data = try PrivateFile.read(defaultFile) else { return loginPath }
         let path = String(decoding: data, as: UTF8.self).trimmingTrailingNewlines
         return path.isEmpty ? loginPath : path
     }
 
-    func setDefault(_ path: String) throws {
+    public func setDefault(_ path: String) throws {
         try lock.withLock { _ in try PrivateFile.replace(defaultFile, with: Data((path + "\n").utf8)) }
     }
 
     /// Removes a deleted keychain from the list, and makes the login keychain the default
     /// again when it was.
-    func forget(_ path: String) throws {
+    public func forget(_ path: String) throws {
         let current = try list()
         if current.contains(path) { try setList(current.filter { $0 != path }) }
         if try defaultKeychain() == path { try setDefault(loginPath) }
