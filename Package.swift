@@ -37,6 +37,8 @@ let package = Package(
         .target(name: "CSystemShims"),
         // PKCS#12 through Debian's libcrypto (OpenSSL 3), for securityd only.
         .target(name: "CPKCS12", linkerSettings: [.linkedLibrary("crypto")]),
+        // logind's PrepareForSleep through Debian's libsystemd (sd-bus), for securityd only.
+        .target(name: "CLoginManager", linkerSettings: [.linkedLibrary("systemd")]),
         .target(name: "KeychainSystem", dependencies: ["KeychainModel"], swiftSettings: testHooks),
         // Called from the main of each process that holds keys. Apart from the system layer:
         // it needs a C shim, and nothing a client links may (swift-certificates imports
@@ -117,7 +119,7 @@ let package = Package(
         .target(
             name: "KeychainServer",
             dependencies: [
-                "CSystemShims", "CodeSigning", "KeychainCertificates", "KeychainPKCS12", "KeychainModel", "KeychainCrypto", "KeychainStore",
+                "CSystemShims", "CLoginManager", "CodeSigning", "KeychainCertificates", "KeychainPKCS12", "KeychainModel", "KeychainCrypto", "KeychainStore",
                 "KeychainSystem", "KeychainProtocol", "Enclave", "EnclaveProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

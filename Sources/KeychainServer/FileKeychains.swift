@@ -72,6 +72,13 @@ final class FileKeychains: Sendable {
         try enclave.lockFileKeychain(try opened(path).header.uuid)
     }
 
+    /// Locks every keychain whose settings say lock on sleep: the machine is about to sleep.
+    /// The paths of those it locked.
+    func lockForSleep() -> [String] {
+        let sleepers = open.withLock { $0.filter { $0.value.settings.lockOnSleep }.map { ($0.key, $0.value.header.uuid) } }
+        return sleepers.compactMap { path, uuid in (try? enclave.lockFileKeychain(uuid)) == nil ? nil : path }
+    }
+
     /// The keychain's settings and whether it is unlocked.
     func info(_ path: String) throws -> (settings: FileKeychainFile.Settings, unlocked: Bool) {
         let entry = try opened(path)

@@ -37,7 +37,7 @@ enum CertificateCommands {
                 continue
             }
             do throws(KeychainError) {
-                try session.scoped(to: target) { () throws(KeychainError) in try session.call(Service.Add(certificate.itemAttributes)) }
+                _ = try session.scoped(to: target) { () throws(KeychainError) in try session.call(Service.Add(certificate.itemAttributes)) }
             } catch where error == .duplicateItem {
                 ToolOutput.report("\(file): already in \(keychain ?? "default keychain")")
                 result = 1
@@ -357,7 +357,7 @@ enum CertificateCommands {
                 do {
                     let items = try session.scoped(to: keychain) { () throws(KeychainError) in try all(itemClass, session) }
                     found += items.map { ($0.fields, $0.attributes, keychain.path(session.paths)) }
-                } catch where operands.isEmpty && [.noSuchKeychain, .invalidKeychain, .notAvailable].contains(error.status) {
+                } catch where operands.isEmpty && keychain.isPassedOver(error) {
                     continue
                 }
             }

@@ -55,7 +55,7 @@ enum DumpKeychain {
                     }
                 } catch where error.status == OSStatusCode.itemNotFound {
                     continue
-                } catch where operands.isEmpty && [.noSuchKeychain, .invalidKeychain].contains(error.status) {
+                } catch where operands.isEmpty && keychain.isPassedOver(error) {
                     break  // a keychain of the search list that is gone
                 } catch {
                     ToolOutput.report("SecKeychainSearchCopyNext", error)

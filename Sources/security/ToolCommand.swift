@@ -153,7 +153,7 @@ final class ToolSession {
             case .login, .file, .system:
                 do throws(KeychainError) {
                     if let found = try scoped(to: keychain, body) { return (found, keychain) }
-                } catch where operands.isEmpty && [.noSuchKeychain, .invalidKeychain, .notAvailable].contains(error.status) {
+                } catch where operands.isEmpty && keychain.isPassedOver(error) {
                     continue
                 } catch where error.status == .itemNotFound {
                     continue
@@ -189,6 +189,18 @@ extension Service.Delete: KeychainScopedRequest {
 }
 
 extension KeychainName {
+    /// Whether a search of the search list passes over this keychain after `error`: a file
+    /// keychain that is gone (as macOS passes over one), or the System keychain while its
+    /// daemon is not running. Anything else — the login keychain's daemon missing, a locked
+    /// keychain — ends the search.
+    func isPassedOver(_ error: KeychainError) -> Bool {
+        switch self {
+        case .file: [.noSuchKeychain, .invalidKeychain].contains(error.status)
+        case .system: error.status == .notAvailable
+        case .login, .systemRoots: false
+        }
+    }
+
     /// Why an item cannot be written here, if it cannot: System Roots is read-only (the
     /// System keychain's daemon decides for itself: root may write, others not).
     var refusesWrites: OSStatusCode? {

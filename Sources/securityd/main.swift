@@ -24,7 +24,8 @@ import Glibc
 // daemon passes only these (DaemonEnvironment). Test builds also read
 // TROUSSEAU_UNSAFE_FAST_KDF=1 (cheap passcode derivation), TROUSSEAU_TEST_ADMIN_TRUST_SETTINGS=FILE
 // (the administrator's trust settings, instead of /etc/trousseau/trust-settings), TROUSSEAU_TEST_ENCLAVE_KEY_SEED
-// (enclave keys derived from it, for the leak test) and TROUSSEAU_TEST_SENSOR=DIR
+// (enclave keys derived from it, for the leak test), TROUSSEAU_TEST_SYSTEM_BUS=ADDRESS (the bus logind's
+// PrepareForSleep comes from, instead of the system bus) and TROUSSEAU_TEST_SENSOR=DIR
 // (a scripted biometric sensor), which release builds do not contain.
 
 ProcessHardening.silenceCrashes()
@@ -122,8 +123,10 @@ do {
     launch.unsafeFastPasscodeKDF = environment["TROUSSEAU_UNSAFE_FAST_KDF"] == "1"
     launch.testSensor = environment["TROUSSEAU_TEST_SENSOR"].flatMap { $0.isEmpty ? nil : $0 }
     launch.testEnclaveKeySeed = environment["TROUSSEAU_TEST_ENCLAVE_KEY_SEED"].flatMap { $0.isEmpty ? nil : $0 }
+    let sleepBus = environment["TROUSSEAU_TEST_SYSTEM_BUS"].flatMap { $0.isEmpty ? nil : $0 }
     #else
     let adminTrustSettings: String? = nil
+    let sleepBus: String? = nil
     #endif
     let enclave = try EnclaveClient.launch(home: paths.home, launch)
     let store = try KeychainStore(directory: paths.home, keybag: enclave)
@@ -140,6 +143,8 @@ do {
         idleExit: idleSeconds > 0 ? .seconds(idleSeconds) : nil)
 
     stopSignals.attach(daemon)
+    // A user's keychains set to lock on sleep do (the System keychain has no password to ask).
+    if !system { SleepWatch.start(address: sleepBus) { dispatcher.lockForSleep() } }
     DaemonStartFailure.clear(for: paths)  // an earlier daemon's, now out of date
     DaemonLog.write("serving \(paths.home) on \(paths.socket)")
     daemon.run()
