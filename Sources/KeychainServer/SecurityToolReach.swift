@@ -18,6 +18,11 @@ extension RequestDispatcher {
     /// developer root's key and the trust settings are beyond everyone's reach (trust
     /// settings change through their own requests).
     func reach(of caller: Caller, for access: ItemAccess, presence: Bool) throws -> AccessGroups {
+        if SystemKeychainPolicy.readsPublicCertificates(caller, scope: scope), case .search = access {
+            // The policy let only certificate searches through: the System keychain's are
+            // every user's, whichever group root's program put them in.
+            return AccessGroups.every(own: Caller.securityToolGroup, except: [LocalDeveloperRoot.accessGroup, TrustSettingsStore.accessGroup])
+        }
         guard caller.role == .securityTool else { return caller.accessGroups }
         let everything = AccessGroups.every(own: Caller.securityToolGroup, except: [LocalDeveloperRoot.accessGroup, TrustSettingsStore.accessGroup])
         if presence { return everything }

@@ -15,8 +15,15 @@ public enum DaemonScope: Sendable, Equatable {
 /// else. The rule admits requests it knows and refuses the rest, so a request added later
 /// is root's until someone decides otherwise here.
 enum SystemKeychainPolicy {
+    /// Whether `caller` is another user of the System keychain, whom ``admit(_:from:scope:)``
+    /// lets read its certificates and nothing else.
+    static func readsPublicCertificates(_ caller: Caller, scope: DaemonScope) -> Bool {
+        guard case .system(let owner) = scope else { return false }
+        return caller.uid != 0 && caller.uid != owner
+    }
+
     static func admit<Request: ServiceRequest>(_ request: Request, from caller: Caller, scope: DaemonScope) throws {
-        guard case .system(let owner) = scope, caller.uid != 0, caller.uid != owner else { return }
+        guard readsPublicCertificates(caller, scope: scope) else { return }
         if let read = request as? Service.CopyMatching {
             guard read.query[QueryKey.itemClass] == .string(ItemClass.certificate.rawValue) else {
                 throw KeychainError(

@@ -25,6 +25,9 @@ import Glibc
         for program in ["securityd", "trousseau-enclave", "security"] {
             try CommandRunner.copyExecutable(CommandRunner.productsDirectory.appendingPathComponent(program).path, to: directory + "/bin/" + program)
         }
+        // A copy of the tool away from securityd is just an unsigned app, with a group of its own.
+        try FileManager.default.createDirectory(atPath: directory + "/app", withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+        try CommandRunner.copyExecutable(CommandRunner.productsDirectory.appendingPathComponent("security").path, to: directory + "/app/security")
         socket = directory + "/run/system.sock"
         // In the background with no descriptor of ours, as its system unit would run it (a
         // Foundation Process that outlives the test would hold up the reaping of others).
@@ -50,7 +53,7 @@ import Glibc
 
     /// `security` from the copy beside the system securityd, as `uid` (nil: this process's
     /// user), with a home of its own and the test's system socket.
-    func security(_ arguments: String..., as uid: Int? = nil) throws -> CommandResult {
+    func security(_ arguments: String..., as uid: Int? = nil, app: Bool = false) throws -> CommandResult {
         // A home and a runtime directory of the test's: the user's own daemon (the tool starts
         // it for trust settings) must not be one a test left, nor the machine user's.
         let home = directory + "/home-\(uid ?? Int(getuid()))"
@@ -63,7 +66,7 @@ import Glibc
             "HOME": home, "XDG_RUNTIME_DIR": runtime, "PATH": "/usr/bin:/bin", "TROUSSEAU_SYSTEM_SOCKET": socket, "TROUSSEAU_UNSAFE_FAST_KDF": "1",
             "TROUSSEAU_SECURITYD_IDLE_SECONDS": "5",
         ]
-        let tool = directory + "/bin/security"
+        let tool = directory + (app ? "/app/security" : "/bin/security")
         if let uid {
             return try CommandRunner.run(
                 executable: "/usr/bin/setpriv", ["--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups", tool] + arguments, environment: environment, clearing: true)
@@ -94,6 +97,8 @@ import Glibc
         let other = Self.otherUID
         let read = try security("find-certificate", "-a", "-p", Self.system, as: other)
         #expect(read.status == 0 && read.stdout == pem, "a user lists the System keychain's certificates: \(read.stderr)")
+        let app = try security("find-certificate", "-a", "-p", Self.system, as: other, app: true)
+        #expect(app.status == 0 && app.stdout == pem, "any program of another user reads them, not only the tool: \(app.stderr)")
         let secret = try security("find-generic-password", "-s", "CorpNet", "-w", Self.system, as: other)
         #expect(secret.status == 36 && !secret.stdout.contains("wifi-secret"), "\(secret.stdout)\(secret.stderr)")
         #expect(secret.stderr.contains("User interaction is not allowed."), "\(secret.stderr)")
