@@ -1,7 +1,7 @@
 public import FoundationEssentials
 public import KeychainCrypto
 public import KeychainModel
-public import EnclaveProtocol
+import EnclaveProtocol
 
 /// An unlocked file keychain's key, and when it locks by itself.
 struct FileKeychainKeys: Sendable {

@@ -41,7 +41,7 @@ public struct FileKeychainHeader: Sendable, Hashable {
     ///   parameters no keychain of ours has.
     public func open(password: SecretBytes) throws -> ClassKey {
         // Memory and work both bounded: a crafted file must not tie up the enclave.
-        guard kdf.memoryBytes <= BackupArchive.maximumKDFMemory, kdf.memoryBytes * Int(kdf.parallelism) <= 2 * BackupArchive.maximumKDFMemory else {
+        guard kdf.memoryBytes <= BackupArchive.maximumKDFMemory, kdf.totalMemoryBytes <= 2 * BackupArchive.maximumKDFMemory else {
             throw KeychainError(status: OSStatusCode.invalidKeychain, message: "the keychain's password parameters are out of range")
         }
         do {

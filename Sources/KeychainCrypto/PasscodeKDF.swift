@@ -20,8 +20,19 @@ public struct PasscodeKDF: Sendable, Hashable {
         self.salt = salt
     }
 
-    /// Memory one derivation needs: 128 · r · N bytes.
-    public var memoryBytes: Int { 128 * Int(blockSize) << Int(logN) }
+    /// Memory one derivation needs: 128 · r · N bytes; `Int.max` for parameters so large the
+    /// product overflows (they come from files: a crafted header must be refused, not trap).
+    public var memoryBytes: Int {
+        guard logN < 56 else { return .max }
+        let (perBlock, overflowed) = (128 * Int(blockSize)).multipliedReportingOverflow(by: 1 << Int(logN))
+        return overflowed ? .max : perBlock
+    }
+
+    /// Memory of all `parallelism` lanes together (`Int.max` when it overflows).
+    public var totalMemoryBytes: Int {
+        let (total, overflowed) = memoryBytes.multipliedReportingOverflow(by: Int(parallelism))
+        return overflowed ? .max : total
+    }
 
     /// Derives 32 bytes from `passcode`.
     ///

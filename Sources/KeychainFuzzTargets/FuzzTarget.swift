@@ -68,7 +68,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .keychainHeader:
             guard let header = try? FileKeychainHeader(decoding: input) else { return }
             // open(password:) bounds the work at 2 GiB of scrypt, too slow for a fuzzer's loop.
-            guard header.kdf.memoryBytes * Int(header.kdf.parallelism) <= 1 << 21 else { return }
+            guard header.kdf.totalMemoryBytes <= 1 << 21 else { return }
             _ = try? header.open(password: SecretBytes("fuzz".utf8))
         }
     }

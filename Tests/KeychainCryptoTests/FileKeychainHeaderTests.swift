@@ -40,7 +40,12 @@ import Testing
 
     @Test func parametersThatWouldTieUpTheEnclaveAreRefused() throws {
         let (header, _) = try FileKeychainHeader.create(password: SecretBytes("pw".utf8), kdf: kdf)
-        for (logN, blockSize, parallelism) in [(UInt8(24), UInt32(64), UInt32(1)), (UInt8(23), UInt32(1), UInt32(16))] {
+        // The last: what the fuzzer found (log N 32, r 0x0a000008), whose memory once overflowed
+        // an Int and trapped — in securityd, for any file a client named.
+        for (logN, blockSize, parallelism) in [
+            (UInt8(24), UInt32(64), UInt32(1)), (UInt8(23), UInt32(1), UInt32(16)), (UInt8(32), UInt32(0x0a00_0008), UInt32(1)),
+            (UInt8(255), UInt32.max, UInt32.max), (UInt8(20), UInt32(1 << 20), UInt32.max),
+        ] {
             var heavy = header
             heavy.kdf = PasscodeKDF(logN: logN, blockSize: blockSize, parallelism: parallelism, salt: Data(count: 32))
             #expect(throws: KeychainError(status: OSStatusCode.invalidKeychain)) { try heavy.open(password: SecretBytes("pw".utf8)) }
