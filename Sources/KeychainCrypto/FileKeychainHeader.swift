@@ -106,6 +106,10 @@ public struct FileKeychainHeader: Sendable, Hashable {
             let blockSize = try reader.integer(UInt32.self)
             let parallelism = try reader.integer(UInt32.self)
             kdf = PasscodeKDF(logN: logN, blockSize: blockSize, parallelism: parallelism, salt: try reader.lengthPrefixed(limit: 64))
+            // What `PasscodeKDF.derive` accepts; no keychain of ours has other parameters.
+            guard (10...24).contains(logN), (1...64).contains(blockSize), (1...16).contains(parallelism) else {
+                throw KeychainError(status: OSStatusCode.invalidKeychain, message: "the keychain's password parameters are out of range")
+            }
             wrappedKey = try reader.lengthPrefixed(limit: 256)
             guard reader.isAtEnd else { throw KeychainError.decode("trailing bytes") }
         } catch let error as KeychainError where error.status != OSStatusCode.invalidKeychain {

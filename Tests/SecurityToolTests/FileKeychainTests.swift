@@ -77,8 +77,22 @@ import Testing
             db.execute('update trousseau_keychain set header = ?', (bytes(header),))
             db.commit()
             """]).status == 0)
+        // A header whose scrypt memory overflows an Int (what the fuzzer found: securityd trapped on it).
+        let crafted = directory + "/crafted.keychain-db"
+        try FileManager.default.copyItem(atPath: good, toPath: crafted)
+        #expect(try CommandRunner.run(executable: "/usr/bin/env", ["python3", "-c", """
+            import sqlite3
+            db = sqlite3.connect('\(crafted)')
+            header = bytearray(db.execute('select header from trousseau_keychain').fetchone()[0])
+            header[21:26] = bytes([32, 0x0a, 0, 0, 8])
+            db.execute('update trousseau_keychain set header = ?', (bytes(header),))
+            db.commit()
+            """]).status == 0)
 
-        for (file, why) in [(text, "not a keychain"), (truncated, "truncated"), (plainSQLite, "another SQLite file"), (newer, "a newer format")] {
+        for (file, why) in [
+            (text, "not a keychain"), (truncated, "truncated"), (plainSQLite, "another SQLite file"), (newer, "a newer format"),
+            (crafted, "parameters out of range"),
+        ] {
             let before = try Data(contentsOf: URL(fileURLWithPath: file))
             let unlocked = try security(machineA, "unlock-keychain", "-p", "pw", file)
             #expect(unlocked.status == 49, "\(why): \(unlocked.stderr)")  // errSecInvalidKeychain -25295
