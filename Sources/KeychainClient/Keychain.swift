@@ -23,14 +23,20 @@ public struct Keychain: Sendable {
     /// Where the keychain lives (`KEYCHAIN_HOME`, else `~/.local/share/trousseau`).
     public let paths: KeychainPaths
     private let connection: Connection
+    /// The System keychain's securityd, for queries that name it (macOS's
+    /// `/Library/Keychains/System.keychain` in `kSecUseKeychain` or `kSecMatchSearchList`).
+    private let systemConnection: Connection
 
     /// The keychain at `paths`.
     ///
-    /// - Parameter daemonEnvironment: variables added to the environment of a securityd
-    ///   this process has to start (tests use it; applications need none).
-    public init(paths: KeychainPaths = .fromEnvironment(), daemonEnvironment: [String: String] = [:]) {
+    /// - Parameters:
+    ///   - daemonEnvironment: variables added to the environment of a securityd this
+    ///     process has to start (tests use it; applications need none).
+    ///   - system: where the System keychain's securityd listens.
+    public init(paths: KeychainPaths = .fromEnvironment(), daemonEnvironment: [String: String] = [:], system: KeychainPaths = .system()) {
         self.paths = paths
         self.connection = Connection(paths: paths, daemonEnvironment: daemonEnvironment)
+        self.systemConnection = Connection(paths: system, daemonEnvironment: [:], system: true)
     }
 
     // MARK: - Query level (Apple's dictionaries)
@@ -41,7 +47,10 @@ public struct Keychain: Sendable {
     ///   user (an application password); nil: a new one, used once.
     @discardableResult
     public func add(_ attributes: [String: KeychainValue], context: AuthenticationContext? = nil) throws(KeychainError) -> KeychainValue? {
-        try connection.call(Service.Add(attributes), context: context)
+        if attributes[QueryKey.useKeychain] == .string(KeychainName.systemPath) {
+            return try systemConnection.call(Service.Add(attributes.filter { $0.key != QueryKey.useKeychain }), context: context)
+        }
+        return try connection.call(Service.Add(attributes), context: context)
     }
 
     /// Sends any request of securityd's catalog (the `SecKeychain` functions use the
@@ -55,7 +64,25 @@ public struct Keychain: Sendable {
     /// items, one or an array as `m_Limit` asks. Reading the data of an item whose access
     /// control needs the user asks them, in `context`.
     public func copyMatching(_ query: [String: KeychainValue], context: AuthenticationContext? = nil) throws(KeychainError) -> KeychainValue? {
-        try connection.call(Service.CopyMatching(query), context: context)
+        let routes = SystemKeychainRoute.split(query)
+        guard routes.count > 1 || routes.first?.system == true else {
+            return try connection.call(Service.CopyMatching(query), context: context)
+        }
+        // The keychains in the order named: the first match for one, every match (up to the limit) otherwise.
+        var found: [KeychainValue] = []
+        for route in routes {
+            let result: KeychainValue?
+            do throws(KeychainError) {
+                result = try (route.system ? systemConnection : connection).call(Service.CopyMatching(route.query), context: context)
+            } catch where error.status == OSStatusCode.itemNotFound {
+                continue
+            }
+            guard case .array(let items)? = result, SystemKeychainRoute.returnsArray(query) else { return result }
+            found += items
+        }
+        if case .number(let limit)? = query[QueryKey.matchLimit] { found = Array(found.prefix(Int(limit))) }
+        guard !found.isEmpty else { throw KeychainError(status: OSStatusCode.itemNotFound, message: "no item matches in the keychains searched") }
+        return .array(found)
     }
 
     /// `SecItemUpdate`: changes every matching item (asking the user, in `context`, for
@@ -63,12 +90,33 @@ public struct Keychain: Sendable {
     public func update(
         _ query: [String: KeychainValue], with attributes: [String: KeychainValue], context: AuthenticationContext? = nil
     ) throws(KeychainError) {
-        try connection.call(Service.Update(query, attributes: attributes), context: context)
+        try eachKeychain(query) { (route) throws(KeychainError) in
+            try (route.system ? systemConnection : connection).call(Service.Update(route.query, attributes: attributes), context: context)
+        }
     }
 
     /// `SecItemDelete`: deletes every matching item.
     public func delete(_ query: [String: KeychainValue]) throws(KeychainError) {
-        try connection.call(Service.Delete(query), context: nil)
+        try eachKeychain(query) { (route) throws(KeychainError) in
+            try (route.system ? systemConnection : connection).call(Service.Delete(route.query), context: nil)
+        }
+    }
+
+    /// Runs `body` for each daemon the query's keychains are served by; errSecItemNotFound
+    /// only when no keychain had a match.
+    private func eachKeychain(_ query: [String: KeychainValue], _ body: (SystemKeychainRoute) throws(KeychainError) -> Void) throws(KeychainError) {
+        let routes = SystemKeychainRoute.split(query)
+        var matched = false
+        var notFound: KeychainError?
+        for route in routes {
+            do throws(KeychainError) {
+                try body(route)
+                matched = true
+            } catch where error.status == OSStatusCode.itemNotFound {
+                notFound = error
+            }
+        }
+        if !matched, let notFound { throw notFound }
     }
 
     /// Evaluates a certificate chain in securityd (`SecTrustEvaluateWithError`).
@@ -125,11 +173,14 @@ extension Keychain {
     final class Connection: Sendable {
         private let paths: KeychainPaths
         private let daemonEnvironment: [String: String]
+        /// The System keychain's daemon: connected to, never started.
+        private let system: Bool
         private let client = BlockingMutex<KeychainClient?>(nil)
 
-        init(paths: KeychainPaths, daemonEnvironment: [String: String]) {
+        init(paths: KeychainPaths, daemonEnvironment: [String: String], system: Bool = false) {
             self.paths = paths
             self.daemonEnvironment = daemonEnvironment
+            self.system = system
         }
 
         @discardableResult
@@ -151,7 +202,7 @@ extension Keychain {
         private func connected() throws -> KeychainClient {
             try client.withLock { client in
                 if let client { return client }
-                let connected = try KeychainClient.connect(paths, daemonEnvironment: daemonEnvironment)
+                let connected = system ? try KeychainClient.connectSystem(paths) : try KeychainClient.connect(paths, daemonEnvironment: daemonEnvironment)
                 client = connected
                 return connected
             }

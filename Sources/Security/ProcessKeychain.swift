@@ -24,8 +24,10 @@ enum ProcessKeychain {
 public enum TrousseauKeychain {
     /// Uses the keychain in `home` instead of `KEYCHAIN_HOME` (or the default) from now on;
     /// a daemon this process starts gets `daemonEnvironment` added to its environment.
-    public static func use(home: String, daemonEnvironment: [String: String] = [:]) {
-        ProcessKeychain.use(Keychain(paths: KeychainPaths(home: home), daemonEnvironment: daemonEnvironment))
+    /// `systemSocket` names where the System keychain's securityd listens (tests run their own).
+    public static func use(home: String, daemonEnvironment: [String: String] = [:], systemSocket: String? = nil) {
+        let system = systemSocket.map { KeychainPaths(home: KeychainPaths.systemHome, socket: $0) } ?? .system()
+        ProcessKeychain.use(Keychain(paths: KeychainPaths(home: home), daemonEnvironment: daemonEnvironment, system: system))
     }
 
     /// The keychain the Security functions (and LocalAuthentication) of this process use.

@@ -88,6 +88,48 @@ extension SecurityAPI {
             #expect(password(account: "build", [kSecMatchSearchList as String: [work]]).0 == errSecNoSuchKeychain)
         }
 
+        /// The System keychain by macOS's path: its own securityd (one of the test's, run by
+        /// this user, who is therefore its owner), reached by kSecUseKeychain and
+        /// kSecMatchSearchList, alone or beside the login keychain.
+        @Test func theSystemKeychainByItsPath() throws {
+            let daemon = try SystemKeychainDaemon(directory: keychain.directory)
+            defer { daemon.stop() }
+            SecurityAPI.use(keychain, systemSocket: daemon.socket)
+            var opened: SecKeychain?
+            #expect(SecKeychainOpen("/Library/Keychains/System.keychain", &opened) == errSecSuccess)
+            let system = try #require(opened)
+            #expect(path(system) == "/Library/Keychains/System.keychain")
+
+            let add = SecurityAPI.genericPassword(service: service, account: "machine", [kSecValueData as String: Data("802.1X".utf8), kSecUseKeychain as String: system])
+            #expect(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
+            #expect(password(account: "machine").0 == errSecItemNotFound, "not in the login keychain")
+            #expect(password(account: "machine", [kSecMatchSearchList as String: [system]]) == (errSecSuccess, "802.1X"))
+
+            // Beside the login keychain: each keychain's match, in the order of the list.
+            let login = SecurityAPI.genericPassword(service: service, account: "user", [kSecValueData as String: Data("mine".utf8)])
+            #expect(SecItemAdd(login as CFDictionary, nil) == errSecSuccess)
+            var loginKeychain: SecKeychain?
+            #expect(SecKeychainOpen("login.keychain", &loginKeychain) == errSecSuccess)
+            let both: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service, kSecMatchLimit as String: kSecMatchLimitAll,
+                kSecReturnAttributes as String: true, kSecMatchSearchList as String: [system, try #require(loginKeychain)],
+            ]
+            var result: CFTypeRef?
+            #expect(SecItemCopyMatching(both as CFDictionary, &result) == errSecSuccess)
+            #expect(((result as? [[String: Any]]) ?? []).compactMap { $0[kSecAttrAccount as String] as? String } == ["machine", "user"])
+
+            let scoped = SecurityAPI.genericPassword(service: service, account: "machine", [kSecMatchSearchList as String: [system]])
+            #expect(SecItemUpdate(scoped as CFDictionary, [kSecValueData as String: Data("rotated".utf8)] as CFDictionary) == errSecSuccess)
+            #expect(password(account: "machine", [kSecMatchSearchList as String: [system]]) == (errSecSuccess, "rotated"))
+            #expect(SecItemDelete(scoped as CFDictionary) == errSecSuccess)
+            #expect(SecItemDelete(scoped as CFDictionary) == errSecItemNotFound)
+            #expect(password(account: "user") == (errSecSuccess, "mine"), "the login keychain's item is untouched")
+
+            // Without its daemon, the System keychain is not available; nothing starts one.
+            daemon.stop()
+            #expect(password(account: "machine", [kSecMatchSearchList as String: [system]]).0 == errSecNotAvailable)
+        }
+
         @Test func theSearchListAndTheDefault() throws {
             let login = keychain.home + "/keychain.db"
             #expect(searchList() == [login])

@@ -17,10 +17,11 @@ import Testing
     }
 
     /// Points the Security functions at `keychain` (its daemon started on first use).
-    static func use(_ keychain: DaemonKeychain) {
+    static func use(_ keychain: DaemonKeychain, systemSocket: String? = nil) {
         TrousseauKeychain.use(
             home: keychain.home,
-            daemonEnvironment: CommandRunner.testEnvironment.merging(["TROUSSEAU_SECURITYD_LOG": keychain.log]) { $1 })
+            daemonEnvironment: CommandRunner.testEnvironment.merging(["TROUSSEAU_SECURITYD_LOG": keychain.log]) { $1 },
+            systemSocket: systemSocket)
     }
 
     /// A generic-password query dictionary, as Apple-platform code writes one.

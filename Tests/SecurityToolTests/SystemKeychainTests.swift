@@ -13,7 +13,7 @@ import Glibc
 @Suite final class SystemKeychainTests {
     let directory: String
     let socket: String
-    let daemon: pid_t
+    let daemon: SystemKeychainDaemon
 
     static let otherUID = 40_021
 
@@ -28,27 +28,15 @@ import Glibc
         // A copy of the tool away from securityd is just an unsigned app, with a group of its own.
         try FileManager.default.createDirectory(atPath: directory + "/app", withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
         try CommandRunner.copyExecutable(CommandRunner.productsDirectory.appendingPathComponent("security").path, to: directory + "/app/security")
-        socket = directory + "/run/system.sock"
-        // In the background with no descriptor of ours, as its system unit would run it (a
-        // Foundation Process that outlives the test would hold up the reaping of others).
-        let started = try CommandRunner.run(
-            executable: "/bin/sh",
-            ["-c", "\"$0\" --system --home \"$1\" --socket \"$2\" </dev/null >/dev/null 2>&1 & echo $!", directory + "/bin/securityd", directory + "/system", socket],
-            environment: ["TROUSSEAU_SECURITYD_LOG": directory + "/system.log", "TROUSSEAU_UNSAFE_FAST_KDF": "1"], clearing: true)
-        daemon = try #require(pid_t(started.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
-        for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
+        daemon = try SystemKeychainDaemon(directory: directory, securityd: directory + "/bin/securityd")
+        socket = daemon.socket
     }
 
     deinit {
-        stopDaemon()
+        daemon.stop()
         // The users' own daemons, started by the tool, go with the test's directory.
         _ = try? CommandRunner.run(executable: "/usr/bin/pkill", ["-f", directory + "/bin/securityd"], clearing: true)
         try? FileManagerLite.removeTree(directory)
-    }
-
-    func stopDaemon() {
-        kill(daemon, SIGTERM)
-        for _ in 0..<500 where kill(daemon, 0) == 0 { usleep(10_000) }
     }
 
     /// `security` from the copy beside the system securityd, as `uid` (nil: this process's
@@ -115,7 +103,7 @@ import Glibc
     }
 
     @Test func withoutItsDaemonTheSystemKeychainIsNotAvailableAndNothingStartsOne() throws {
-        stopDaemon()
+        daemon.stop()
         let read = try security("find-certificate", "-a", Self.system)
         #expect(read.status != 0 && read.stderr.contains("not running"), "\(read.stderr)")
         #expect(!FileManager.default.fileExists(atPath: socket), "a user's tool never starts the System keychain's daemon")
