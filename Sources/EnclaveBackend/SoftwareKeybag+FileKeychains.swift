@@ -91,18 +91,9 @@ extension SoftwareKeybag {
     /// after a success, so that killing the enclave mid-check gives no free guess.
     private func throttled<T>(_ uuid: UUID, _ attempt: () throws -> T) throws -> T {
         let name = "unlock.throttle-" + uuid.uuidString.lowercased()
-        var throttle = try UnlockThrottle.load(from: directory, fileName: name)
-        let now = configuration.clock()
-        let wait = throttle.remainingDelay(at: now)
-        if wait > 0 {
-            throw KeychainError(status: OSStatusCode.authFailed,
-                                message: "too many failed attempts; try again in \(Int(wait.rounded(.up))) seconds")
-        }
-        throttle.failures += 1
-        throttle.lastFailure = now
-        try throttle.save(to: directory, fileName: name)
+        _ = try UnlockThrottle.countAttempt(in: directory, fileName: name, at: configuration.clock())
         let result = try attempt()
-        try UnlockThrottle().save(to: directory, fileName: name)
+        try UnlockThrottle.clear(in: directory, fileName: name)
         return result
     }
 }

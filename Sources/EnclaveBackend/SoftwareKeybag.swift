@@ -349,16 +349,7 @@ public final class SoftwareKeybag: Keybag {
     /// The class keys under the passcode, after the throttle allows an attempt and counts it.
     private func verifiedPasscodeKeys(_ file: KeybagFile, _ passcode: SecretBytes) throws -> [ProtectionClass: ClassKey] {
         guard let kdf = file.passcodeKDF else { return [:] }
-        var throttle = try UnlockThrottle.load(from: directory)
-        let now = configuration.clock()
-        let wait = throttle.remainingDelay(at: now)
-        if wait > 0 {
-            throw KeychainError(status: OSStatusCode.authFailed,
-                                message: "too many failed attempts; try again in \(Int(wait.rounded(.up))) seconds")
-        }
-        throttle.failures += 1
-        throttle.lastFailure = now
-        try throttle.save(to: directory)
+        let throttle = try UnlockThrottle.countAttempt(in: directory, at: configuration.clock())
 
         var keys: [ProtectionClass: ClassKey] = [:]
         do {
@@ -374,7 +365,7 @@ public final class SoftwareKeybag: Keybag {
             }
             throw KeychainError(status: OSStatusCode.authFailed, message: "the passcode is not correct")
         }
-        try UnlockThrottle().save(to: directory)
+        try UnlockThrottle.clear(in: directory)
         return keys
     }
 
@@ -382,7 +373,7 @@ public final class SoftwareKeybag: Keybag {
     private func erase() throws {
         let (file, keys) = try Self.newKeybag(deviceKey: deviceKey)
         try file.save(to: directory)
-        try UnlockThrottle().save(to: directory)
+        try UnlockThrottle.clear(in: directory)
         let now = configuration.clock()
         state.withLock { $0 = State(file: file, keys: keys, lockState: .unlocked, lastActivity: now) }
     }

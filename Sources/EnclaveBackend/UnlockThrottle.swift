@@ -27,6 +27,27 @@ struct UnlockThrottle: Sendable {
         return throttle
     }
 
+    /// Counts an attempt at `now` before the password is checked, once the delay allows one.
+    ///
+    /// - Returns: the throttle with the attempt counted (its `failures` include this one).
+    /// - Throws: `errSecAuthFailed` while the delay runs.
+    static func countAttempt(in directory: String, fileName: String = Self.fileName, at now: Double) throws -> UnlockThrottle {
+        var throttle = try load(from: directory, fileName: fileName)
+        let wait = throttle.remainingDelay(at: now)
+        if wait > 0 {
+            throw KeychainError(status: OSStatusCode.authFailed, message: "too many failed attempts; try again in \(Int(wait.rounded(.up))) seconds")
+        }
+        throttle.failures += 1
+        throttle.lastFailure = now
+        try throttle.save(to: directory, fileName: fileName)
+        return throttle
+    }
+
+    /// Forgets the failures: the password was right.
+    static func clear(in directory: String, fileName: String = Self.fileName) throws {
+        try UnlockThrottle().save(to: directory, fileName: fileName)
+    }
+
     func save(to directory: String, fileName: String = Self.fileName) throws {
         var out = Data()
         withUnsafeBytes(of: failures.bigEndian) { out.append(contentsOf: $0) }

@@ -17,7 +17,7 @@ import Glibc
 final class FileKeychains: Sendable {
     private struct Open: Sendable {
         var header: FileKeychainHeader
-        var settings: FileKeychainFile.Settings
+        var settings: KeychainSettings
         /// The file it was read from (device, inode): another file at the path is read afresh.
         var identity: FileIdentity
         var store: KeychainStore?
@@ -39,7 +39,7 @@ final class FileKeychains: Sendable {
     }
 
     /// Creates a keychain at `path` under `password`, unlocked.
-    func create(_ path: String, password: SecretBytes, settings: FileKeychainFile.Settings) throws {
+    func create(_ path: String, password: SecretBytes, settings: KeychainSettings) throws {
         try Self.check(path)
         if path.hasPrefix(directory + "/") { try KeychainStore.prepareHome(directory) }
         let header = try enclave.createFileKeychain(password: password, autoLockSeconds: settings.autoLockSeconds)
@@ -80,13 +80,13 @@ final class FileKeychains: Sendable {
     }
 
     /// The keychain's settings and whether it is unlocked.
-    func info(_ path: String) throws -> (settings: FileKeychainFile.Settings, unlocked: Bool) {
+    func info(_ path: String) throws -> (settings: KeychainSettings, unlocked: Bool) {
         let entry = try opened(path)
         return (entry.settings, try enclave.isFileKeychainUnlocked(entry.header.uuid))
     }
 
     /// Records new settings in the file and applies the timeout. The keychain must be unlocked.
-    func setSettings(_ path: String, _ settings: FileKeychainFile.Settings) throws {
+    func setSettings(_ path: String, _ settings: KeychainSettings) throws {
         let (entry, store) = try storeAndEntry(path)
         try FileKeychainFile.update(store, settings: settings)
         try enclave.setFileKeychainTimeout(entry.header.uuid, autoLockSeconds: settings.autoLockSeconds)

@@ -2,7 +2,7 @@ public import EnclaveProtocol
 import FoundationEssentials
 import GRDB
 public import KeychainCrypto
-import KeychainModel
+public import KeychainModel
 import KeychainSystem
 
 #if canImport(Glibc)
@@ -14,19 +14,6 @@ import Glibc
 /// under the keychain's own key. The file is whole at every moment (writes are
 /// checkpointed into it), so copying it copies the keychain.
 public enum FileKeychainFile {
-    /// What `set-keychain-settings` records; not secret.
-    public struct Settings: Sendable, Hashable {
-        /// Seconds of inactivity after which the keychain locks; 0: never.
-        public var autoLockSeconds: UInt32
-        /// Lock when the machine sleeps (`-l`).
-        public var lockOnSleep: Bool
-
-        public init(autoLockSeconds: UInt32 = 0, lockOnSleep: Bool = false) {
-            self.autoLockSeconds = autoLockSeconds
-            self.lockOnSleep = lockOnSleep
-        }
-    }
-
     static let sqliteMagic = Array("SQLite format 3\0".utf8)
 
     static let headerTableSQL = """
@@ -45,7 +32,7 @@ public enum FileKeychainFile {
     ///
     /// - Throws: `errSecDuplicateKeychain` when `path` exists; `errSecNoSuchKeychain` when
     ///   its directory does not; `errSecIO` otherwise.
-    public static func create(at path: String, header: FileKeychainHeader, settings: Settings, keybag: any Keybag) throws {
+    public static func create(at path: String, header: FileKeychainHeader, settings: KeychainSettings, keybag: any Keybag) throws {
         if access(path, F_OK) == 0 { throw duplicate(path) }
         let temporary = path + ".creating-" + UUID().uuidString
         let fd = Glibc.open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
@@ -75,7 +62,7 @@ public enum FileKeychainFile {
     ///
     /// - Throws: `errSecNoSuchKeychain` when there is no file; `errSecInvalidKeychain`
     ///   when it is not a keychain of ours, is damaged or truncated, or of a newer format.
-    public static func read(at path: String) throws -> (header: FileKeychainHeader, settings: Settings) {
+    public static func read(at path: String) throws -> (header: FileKeychainHeader, settings: KeychainSettings) {
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT || errno == ENOTDIR {
@@ -98,7 +85,7 @@ public enum FileKeychainFile {
             guard let row, let bytes = row["header"] as Data? else { throw invalid(path, "it has no keychain header") }
             let header = try FileKeychainHeader(decoding: bytes)
             let seconds = row["auto_lock_seconds"] as Int64? ?? 0
-            let settings = Settings(autoLockSeconds: UInt32(clamping: seconds), lockOnSleep: row["lock_on_sleep"] as Bool? ?? false)
+            let settings = KeychainSettings(autoLockSeconds: UInt32(clamping: seconds), lockOnSleep: row["lock_on_sleep"] as Bool? ?? false)
             return (header, settings)
         } catch let error as KeychainError {
             throw error
@@ -108,7 +95,7 @@ public enum FileKeychainFile {
     }
 
     /// Replaces the header (a password change) or the settings of the keychain `store` holds.
-    public static func update(_ store: KeychainStore, header: FileKeychainHeader? = nil, settings: Settings? = nil) throws {
+    public static func update(_ store: KeychainStore, header: FileKeychainHeader? = nil, settings: KeychainSettings? = nil) throws {
         try store.write { db in
             if let header {
                 try db.execute(sql: "UPDATE trousseau_keychain SET header = ? WHERE id = 1", arguments: [header.encoded])

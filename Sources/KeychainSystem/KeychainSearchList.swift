@@ -29,9 +29,19 @@ public struct KeychainSearchList: Sendable {
 
     /// Replaces the search list (macOS's `-s` replaces, it does not add); duplicates are kept once.
     public func setList(_ paths: [String]) throws {
+        try lock.withLock { _ in try writeList(paths) }
+    }
+
+    /// Adds `path` at the end of the list (a new keychain joins it), in one step with the
+    /// read, so that two keychains created at once both join.
+    public func append(_ path: String) throws {
+        try lock.withLock { _ in try writeList(try list() + [path]) }
+    }
+
+    private func writeList(_ paths: [String]) throws {
         var seen = Set<String>()
         let unique = paths.filter { seen.insert($0).inserted }
-        try lock.withLock { _ in try PrivateFile.replace(listFile, with: Data(unique.map { $0 + "\n" }.joined().utf8)) }
+        try PrivateFile.replace(listFile, with: Data(unique.map { $0 + "\n" }.joined().utf8))
     }
 
     /// The default keychain.
@@ -42,15 +52,21 @@ public struct KeychainSearchList: Sendable {
     }
 
     public func setDefault(_ path: String) throws {
-        try lock.withLock { _ in try PrivateFile.replace(defaultFile, with: Data((path + "\n").utf8)) }
+        try lock.withLock { _ in try writeDefault(path) }
+    }
+
+    private func writeDefault(_ path: String) throws {
+        try PrivateFile.replace(defaultFile, with: Data((path + "\n").utf8))
     }
 
     /// Removes a deleted keychain from the list, and makes the login keychain the default
     /// again when it was.
     public func forget(_ path: String) throws {
-        let current = try list()
-        if current.contains(path) { try setList(current.filter { $0 != path }) }
-        if try defaultKeychain() == path { try setDefault(loginPath) }
+        try lock.withLock { _ in
+            let current = try list()
+            if current.contains(path) { try writeList(current.filter { $0 != path }) }
+            if try defaultKeychain() == path { try writeDefault(loginPath) }
+        }
     }
 }
 

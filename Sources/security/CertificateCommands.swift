@@ -26,8 +26,8 @@ enum CertificateCommands {
             ToolOutput.report("SecKeychainCopyDefault", error)
             return 1
         }
-        if let refusal = target.refusesWrites {
-            ToolOutput.report(refusal == .readOnly ? "SecCertificateAddToKeychain" : "SecKeychainOpen \(keychain ?? "")", status: refusal)
+        if target.isReadOnly {
+            ToolOutput.report("SecCertificateAddToKeychain", status: .readOnly)
             return 1
         }
         var result: Int32 = 0

@@ -40,7 +40,7 @@ enum DumpKeychain {
             return 1
         }
         for keychain in keychains {
-            guard keychain.refusesWrites == nil else { continue }  // no passwords in System Roots
+            guard !keychain.isReadOnly else { continue }  // no passwords in System Roots
             for passwordClass in [PasswordClass.generic, .internet] {
                 var query: [String: KeychainValue] = [
                     QueryKey.itemClass: .string(passwordClass.code), QueryKey.matchLimit: .string(QueryKey.matchLimitAll), QueryKey.returnAttributes: .bool(true),

@@ -43,8 +43,8 @@ enum ImportExportCommands {
             switch option.name {
             case "k":
                 let named = session.resolve(option.value ?? "")
-                if let refusal = named.refusesWrites {
-                    ToolOutput.report("SecKeychainItemImport", status: refusal)
+                if named.isReadOnly {
+                    ToolOutput.report("SecKeychainItemImport", status: .readOnly)
                     return 1
                 }
                 keychain = named

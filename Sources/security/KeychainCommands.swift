@@ -104,7 +104,7 @@ enum KeychainCommands {
             }
             return true
         }), operands.count <= 1 else { return ToolCommand.showUsage }
-        let settings = Service.KeychainSettings(autoLockSeconds: timeout, lockOnSleep: lockOnSleep)
+        let settings = KeychainSettings(autoLockSeconds: timeout, lockOnSleep: lockOnSleep)
         return call(keychain: operands.first, function: "SecKeychainSetSettings \(operands.first ?? session.keychainPath)", session,
                     login: Service.UpdateSettings(autoLockSeconds: timeout), file: { Service.SetKeychainSettings(path: $0, settings: settings) })
     }

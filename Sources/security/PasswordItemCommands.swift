@@ -60,7 +60,7 @@ enum PasswordItemCommands {
             var target = keychainName.map(session.resolve)
             if target == nil { target = try session.defaultKeychain() }
             let keychain = target ?? .login
-            if let refusal = keychain.refusesWrites { throw KeychainError(status: refusal) }
+            if keychain.isReadOnly { throw KeychainError(status: .readOnly) }
             return try session.scoped(to: keychain) { () throws(KeychainError) -> Int32 in
                 if update, updateFirst(matching: attributes, password: password, session) { return 0 }
                 try session.call(Service.Add(item))

@@ -201,12 +201,7 @@ extension KeychainName {
         }
     }
 
-    /// Why an item cannot be written here, if it cannot: System Roots is read-only (the
-    /// System keychain's daemon decides for itself: root may write, others not).
-    var refusesWrites: OSStatusCode? {
-        switch self {
-        case .systemRoots: .readOnly
-        case .login, .file, .system: nil
-        }
-    }
+    /// Whether no item can be written here (errSecReadOnly): System Roots. The System
+    /// keychain's daemon decides for itself (root may write, others not).
+    var isReadOnly: Bool { self == .systemRoots }
 }

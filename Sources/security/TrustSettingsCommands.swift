@@ -81,8 +81,8 @@ enum TrustSettingsCommands {
             // The login keychain, a file keychain or the System keychain (mkcert's
             // `sudo security add-trusted-cert -d -k /Library/Keychains/System.keychain`).
             let target = session.resolve(keychain)
-            if let refusal = target.refusesWrites {
-                ToolOutput.error("SecCertificateAddToKeychain: \(KeychainError.appleMessage(for: refusal))\n")
+            if target.isReadOnly {
+                ToolOutput.error("SecCertificateAddToKeychain: \(KeychainError.appleMessage(for: .readOnly))\n")
                 return 1
             }
             do throws(KeychainError) {

@@ -9,29 +9,6 @@ extension Service {
     /// The longest keychain path a request may carry.
     static let pathLimit = 4096
 
-    /// What `set-keychain-settings` sets.
-    public struct KeychainSettings: WireCodable, Hashable {
-        /// Seconds of inactivity after which the keychain locks; 0: never.
-        public var autoLockSeconds: UInt32
-        /// Lock when the machine sleeps.
-        public var lockOnSleep: Bool
-
-        public init(autoLockSeconds: UInt32 = 0, lockOnSleep: Bool = false) {
-            self.autoLockSeconds = autoLockSeconds
-            self.lockOnSleep = lockOnSleep
-        }
-
-        public init(from reader: inout ByteReader) throws {
-            autoLockSeconds = try reader.integer(UInt32.self)
-            lockOnSleep = try Bool(from: &reader)
-        }
-
-        public func encode(to writer: inout ByteWriter) {
-            writer.appendInteger(autoLockSeconds)
-            lockOnSleep.encode(to: &writer)
-        }
-    }
-
     /// A new file keychain at `path` under `password`, unlocked.
     public struct CreateKeychain: ServiceRequest {
         public typealias Response = NoResult

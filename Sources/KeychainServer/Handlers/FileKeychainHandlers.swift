@@ -8,9 +8,9 @@ import KeychainStore
 extension Service.CreateKeychain: ServedRequest {
     static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> NoResult {
         let request = authorized.request
-        try daemon.fileKeychains.create(request.path, password: request.password, settings: FileKeychainFile.Settings(request.settings))
+        try daemon.fileKeychains.create(request.path, password: request.password, settings: request.settings)
         // As macOS's SecKeychainCreate: the new keychain joins the user's search list.
-        try daemon.searchList.setList(try daemon.searchList.list() + [request.path])
+        try daemon.searchList.append(request.path)
         return NoResult()
     }
 }
@@ -44,13 +44,13 @@ extension Service.LockKeychain: ServedRequest {
 extension Service.KeychainInfo: ServedRequest {
     static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> Response {
         let (settings, unlocked) = try daemon.fileKeychains.info(authorized.request.path)
-        return Response(settings: Service.KeychainSettings(settings), unlocked: unlocked)
+        return Response(settings: settings, unlocked: unlocked)
     }
 }
 
 extension Service.SetKeychainSettings: ServedRequest {
     static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> NoResult {
-        try daemon.fileKeychains.setSettings(authorized.request.path, FileKeychainFile.Settings(authorized.request.settings))
+        try daemon.fileKeychains.setSettings(authorized.request.path, authorized.request.settings)
         return NoResult()
     }
 }
@@ -82,8 +82,8 @@ extension Service.DefaultKeychain: ServedRequest {
 }
 
 extension RequestDispatcher {
-    /// Refuses a list naming something that is not a keychain (errSecNoSuchKeychain,
-    /// errSecInvalidKeychain), as macOS's SecKeychainSetSearchList does.
+    /// Refuses paths that are not keychains (errSecNoSuchKeychain, errSecInvalidKeychain):
+    /// the default keychain must be one, unlike the search list's entries.
     func checkKeychains(_ paths: [String]) throws {
         for path in paths where path != searchList.loginPath {
             _ = try fileKeychains.info(path)
@@ -110,17 +110,5 @@ extension RequestDispatcher {
         }
         if paths.isEmpty { paths = [self.searchList.loginPath] }
         return (try paths.map { $0 == self.searchList.loginPath ? store : try fileKeychains.store($0) }, stripped)
-    }
-}
-
-extension FileKeychainFile.Settings {
-    init(_ settings: Service.KeychainSettings) {
-        self.init(autoLockSeconds: settings.autoLockSeconds, lockOnSleep: settings.lockOnSleep)
-    }
-}
-
-extension Service.KeychainSettings {
-    init(_ settings: FileKeychainFile.Settings) {
-        self.init(autoLockSeconds: settings.autoLockSeconds, lockOnSleep: settings.lockOnSleep)
     }
 }
