@@ -76,6 +76,16 @@ let package = Package(
         ),
         // PKCS#12 files (securityd's decoder and encoder, a fuzz target).
         .target(name: "KeychainPKCS12", dependencies: ["CPKCS12", "KeychainModel", "KeychainProtocol"]),
+        // Configuration profiles: property lists, their CMS signatures and encrypted payloads
+        // (OpenSSL through CPKCS12), and the items their payloads install. securityd only.
+        .target(
+            name: "KeychainProfiles",
+            dependencies: [
+                "CPKCS12", "KeychainCertificates", "KeychainKeys", "KeychainModel", "KeychainPKCS12", "KeychainProtocol",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
         // securityd's protocol (clients ↔ securityd) and the enclave's (securityd ↔ enclave):
         // messages and their codecs, no I/O.
         .target(name: "KeychainProtocol", dependencies: ["KeychainModel"]),
@@ -119,7 +129,8 @@ let package = Package(
         .target(
             name: "KeychainServer",
             dependencies: [
-                "CSystemShims", "CLoginManager", "CodeSigning", "KeychainCertificates", "KeychainPKCS12", "KeychainModel", "KeychainCrypto", "KeychainStore",
+                "CSystemShims", "CLoginManager", "CodeSigning", "KeychainCertificates", "KeychainKeys", "KeychainPKCS12", "KeychainProfiles",
+                "KeychainModel", "KeychainCrypto", "KeychainStore",
                 "KeychainSystem", "KeychainProtocol", "Enclave", "EnclaveProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -192,7 +203,8 @@ let package = Package(
             // The decoders of untrusted bytes as fuzz targets (Fuzz/, scripts/fuzz).
             name: "KeychainFuzzTargets",
             dependencies: [
-                "KeychainModel", "KeychainCertificates", "KeychainCrypto", "KeychainKeys", "KeychainPKCS12", "KeychainProtocol", "EnclaveProtocol",
+                "KeychainModel", "KeychainCertificates", "KeychainCrypto", "KeychainKeys", "KeychainPKCS12", "KeychainProfiles", "KeychainProtocol",
+                "EnclaveProtocol",
             ]
         ),
 

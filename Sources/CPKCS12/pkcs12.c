@@ -1,4 +1,5 @@
 #include "CPKCS12.h"
+#include "openssl_setup.h"
 
 #include <openssl/crypto.h>
 #include <openssl/err.h>
@@ -18,11 +19,15 @@ static OSSL_PROVIDER *legacy_provider;
 // No configuration file (securityd decides what it runs with), the default provider, and
 // the legacy one for RC2-40 and the other PKCS#12 ciphers OpenSSL 3 moved there. Without
 // it (a system without the module) legacy files do not decrypt, and say so as malformed.
-static void load_providers(void) {
+static void load_providers_once(void) {
     OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL);
     default_provider = OSSL_PROVIDER_load(NULL, "default");
     legacy_provider = OSSL_PROVIDER_load(NULL, "legacy");
     ERR_clear_error();
+}
+
+void trousseau_openssl_setup(void) {
+    pthread_once(&providers_once, load_providers_once);
 }
 
 void trousseau_pkcs12_free(uint8_t *bytes, size_t length) {
@@ -55,7 +60,7 @@ static int encode_certificate(X509 *certificate, uint8_t **out, size_t *length) 
 }
 
 int trousseau_pkcs12_decode(const uint8_t *bytes, size_t length, const char *password, trousseau_pkcs12_contents *out) {
-    pthread_once(&providers_once, load_providers);
+    trousseau_openssl_setup();
     memset(out, 0, sizeof *out);
     ERR_clear_error();
 
@@ -142,7 +147,7 @@ done:
 int trousseau_pkcs12_encode(const uint8_t *key, size_t key_length, const uint8_t *const *certificates,
                             const size_t *certificate_lengths, size_t certificate_count, const char *password,
                             const char *name, uint8_t **out, size_t *out_length) {
-    pthread_once(&providers_once, load_providers);
+    trousseau_openssl_setup();
     *out = NULL;
     *out_length = 0;
     int status = TROUSSEAU_PKCS12_MALFORMED;

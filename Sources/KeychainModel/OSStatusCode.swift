@@ -67,6 +67,7 @@ public struct OSStatusCode: RawRepresentable, Sendable, Hashable, CustomStringCo
     public static let decode = OSStatusCode(-26275)
     public static let missingEntitlement = OSStatusCode(-34018)
     public static let verifyFailed = OSStatusCode(-67808)
+    public static let invalidSignature = OSStatusCode(-67688)
     public static let hostNameMismatch = OSStatusCode(-67602)
     public static let invalidExtendedKeyUsage = OSStatusCode(-67609)
     public static let unsupportedKeySize = OSStatusCode(-67735)
@@ -135,6 +136,7 @@ extension KeychainError {
         case OSStatusCode.decode: "Unable to decode the provided data."
         case OSStatusCode.missingEntitlement: "A required entitlement isn't present."
         case OSStatusCode.verifyFailed: "A cryptographic verification failure has occurred."
+        case OSStatusCode.invalidSignature: "An invalid signature was encountered."
         case OSStatusCode.hostNameMismatch: "A host name mismatch has occurred."
         case OSStatusCode.invalidExtendedKeyUsage: "The extended key usage is not valid."
         case OSStatusCode.unsupportedKeySize: "The key size is not supported."

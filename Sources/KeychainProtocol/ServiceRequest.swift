@@ -59,6 +59,7 @@ public enum ServiceCatalog {
         Service.CreateKeychain.self, Service.DeleteKeychain.self, Service.UnlockKeychain.self, Service.LockKeychain.self,
         Service.KeychainInfo.self, Service.SetKeychainSettings.self, Service.ChangeKeychainPassword.self,
         Service.SearchList.self, Service.DefaultKeychain.self,
+        Service.InstallProfile.self, Service.RemoveProfile.self, Service.CopyProfiles.self,
     ]
 }
 

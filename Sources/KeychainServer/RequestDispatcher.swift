@@ -14,6 +14,7 @@ public struct RequestDispatcher: Sendable {
     let enclave: EnclaveClient
     let localRoot: LocalDeveloperRoot
     let trustSettings: TrustSettingsStore
+    let profiles: ProfileStore
     let fileKeychains: FileKeychains
     let searchList: KeychainSearchList
     let scope: DaemonScope
@@ -30,11 +31,18 @@ public struct RequestDispatcher: Sendable {
         self.enclave = enclave
         self.localRoot = LocalDeveloperRoot(store: store, home: home)
         self.trustSettings = TrustSettingsStore(store: store, adminPath: adminTrustSettings ?? TrustSettingsStore.defaultAdminPath)
+        self.profiles = ProfileStore(store: store)
         self.fileKeychains = FileKeychains(enclave: enclave, directory: home + "/keychains")
         self.searchList = KeychainSearchList(home: home, loginPath: home + "/" + KeychainStore.databaseFileName)
         if let missing = Self.unservedRequests.first {
             throw KeychainError(status: OSStatusCode.internalComponent, message: "no handler for \(missing)")
         }
+    }
+
+    /// The trust settings evaluation honours: the user's, the administrator's, then the
+    /// anchors of installed profiles' root payloads.
+    func trustEvaluationSettings() -> [TrustSettingsRecord] {
+        trustSettings.evaluationSettings() + profiles.anchorSettings()
     }
 
     /// The machine is about to sleep: locks the file keychains set to lock on sleep.

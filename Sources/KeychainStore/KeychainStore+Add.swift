@@ -8,6 +8,17 @@ extension KeychainStore {
     ///   tombstone there is replaced), `errSecMissingEntitlement` for a group the caller
     ///   lacks, `errSecParam` for a synchronizable ThisDeviceOnly item.
     public func add(_ query: ItemQuery, caller: AccessGroups) throws -> KeychainValue? {
+        let (item, sealed) = try sealNewItem(query, caller: caller, keys: OperationKeys(keybag))
+        try write { db in
+            try claimPrimaryKey(sealed.identity.primaryKeyToken, of: item.itemClass, excluding: nil, in: db)
+            try insert(sealed, in: db)
+        }
+        return item.result(for: query.returnTypes)
+    }
+
+    /// A new item for an add: checked against the caller's groups and the item rules, with
+    /// its defaults and dates, sealed.
+    func sealNewItem(_ query: ItemQuery, caller: AccessGroups, keys: OperationKeys) throws -> (KeychainItem, SealedRow) {
         let group = try query.accessGroup ?? caller.defaultGroup()
         try caller.authorize(group)
         let protection = query.protection ?? query.itemClass.defaultProtection
@@ -30,11 +41,6 @@ extension KeychainStore {
             persistentReference: PersistentReference(itemClass: query.itemClass, uuid: UUID()),
             data: query.data)
         item.accessControl = query.accessControl
-        let sealed = try seal(item, keys: OperationKeys(keybag), authentication: query.authentication)
-        try write { db in
-            try claimPrimaryKey(sealed.identity.primaryKeyToken, of: item.itemClass, excluding: nil, in: db)
-            try insert(sealed, in: db)
-        }
-        return item.result(for: query.returnTypes)
+        return (item, try seal(item, keys: keys, authentication: query.authentication))
     }
 }

@@ -389,5 +389,8 @@ enum CommandTable {
         ToolCommand(
             name: "escrow", usage: EscrowCommands.usage,
             help: "Create, use or revoke an escrow keybag for an unattended agent.", run: EscrowCommands.escrow),
+        ToolCommand(
+            name: "profiles", usage: ProfileCommands.usage,
+            help: "Install, list, show or remove configuration profiles.", run: ProfileCommands.profiles),
     ]
 }

@@ -46,4 +46,40 @@ int trousseau_pkcs12_encode(const uint8_t *key, size_t key_length, const uint8_t
 
 void trousseau_pkcs12_free(uint8_t *bytes, size_t length);
 
+// CMS (RFC 5652) messages of configuration profiles: signed profiles (SignedData with the
+// profile attached) and encrypted payloads (EnvelopedData), the formats `openssl smime` and
+// `openssl cms` write and macOS's profile tools read.
+
+enum {
+    TROUSSEAU_CMS_OK = 0,
+    /// SignedData whose signature does not verify over its content (tampered), or
+    /// EnvelopedData that does not open with the key given.
+    TROUSSEAU_CMS_REFUSED = 1,
+    /// Not a CMS message of the kind asked for, or one OpenSSL cannot read.
+    TROUSSEAU_CMS_MALFORMED = 2,
+    TROUSSEAU_CMS_INTERNAL = 3,
+};
+
+/// What a signed message holds: its content, the signer's certificate first and then every
+/// other certificate it carries. Free with `trousseau_cms_signed_free`.
+typedef struct {
+    uint8_t *content;
+    size_t content_length;
+    uint8_t **certificates;
+    size_t *certificate_lengths;
+    size_t certificate_count;
+} trousseau_cms_signed;
+
+/// Opens DER SignedData with attached content: checks each signer's signature over the
+/// content with the certificate the message carries for it (not the chain: the caller
+/// evaluates trust), and returns the content and certificates.
+int trousseau_cms_open_signed(const uint8_t *bytes, size_t length, trousseau_cms_signed *out);
+
+void trousseau_cms_signed_free(trousseau_cms_signed *signed_message);
+
+/// Decrypts DER EnvelopedData for the recipient `certificate` with its `key` (PKCS#8 DER).
+/// `*out` is freed (and zeroed) with `trousseau_pkcs12_free`.
+int trousseau_cms_decrypt(const uint8_t *bytes, size_t length, const uint8_t *key, size_t key_length, const uint8_t *certificate,
+                          size_t certificate_length, uint8_t **out, size_t *out_length);
+
 #endif

@@ -6,7 +6,7 @@ import KeychainProtocol
 
 extension Service.EvaluateTrust: ServedRequest {
     static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> Service.TrustEvaluation {
-        TrustEvaluator.evaluate(authorized.request, settings: daemon.trustSettings.evaluationSettings())
+        TrustEvaluator.evaluate(authorized.request, settings: daemon.trustEvaluationSettings())
     }
 }
 
