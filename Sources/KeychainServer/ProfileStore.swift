@@ -21,14 +21,19 @@ struct ProfileStore: Sendable {
     private static let recordService = "configuration-profile"
 
     let store: KeychainStore
+    let trustSettings: TrustSettingsStore
+    /// The System keychain's profiles also make their roots the administrator's anchors.
+    let systemScope: Bool
     private let cache = Cache()
 
     private final class Cache: Sendable {
         let records = BlockingMutex<[StoredProfile]?>(nil)
     }
 
-    init(store: KeychainStore) {
+    init(store: KeychainStore, trustSettings: TrustSettingsStore, systemScope: Bool) {
         self.store = store
+        self.trustSettings = trustSettings
+        self.systemScope = systemScope
     }
 
     /// The group of the items `identifier`'s profile installed.
@@ -65,15 +70,28 @@ struct ProfileStore: Sendable {
             item[SecName.kSecAttrAccessGroup] = .string(group)
             return item
         }
+        let replaced = try stored().first { $0.record.identifier == profile.identifier }
+        // The System keychain's: its roots are every user's anchors, through the
+        // administrator's trust settings (each user's securityd reads them).
+        let adminAnchors = systemScope ? try trustSettings.addAdminAnchors(installation.anchors) : []
         var stored = ByteWriter()
-        StoredProfile(record: record, anchors: installation.anchors).encode(to: &stored)
+        let previous = replaced?.adminAnchors ?? []
+        let kept = previous.filter(installation.anchors.contains)
+        StoredProfile(record: record, anchors: installation.anchors, adminAnchors: kept + adminAnchors).encode(to: &stored)
         var recordItem = recordQuery(profile.identifier)
         recordItem[SecName.kSecAttrAccessible] = .string(ProtectionClass.alwaysThisDeviceOnly.rawValue)
         recordItem[SecName.kSecAttrLabel] = .string("Configuration profile")
         recordItem[SecName.kSecValueData] = .data(Data(stored.bytes))
         items.append(recordItem)
-        try store.replaceGroup(group, with: items, caller: AccessGroups([group, Self.recordGroup]))
+        do {
+            try store.replaceGroup(group, with: items, caller: AccessGroups([group, Self.recordGroup]))
+        } catch {
+            try? trustSettings.removeAdminAnchors(adminAnchors)
+            throw error
+        }
         cache.records.withLock { $0 = nil }
+        // The replaced profile's roots the new one does not have are no longer anchors.
+        try trustSettings.removeAdminAnchors(previous.filter { !installation.anchors.contains($0) })
         return record
     }
 
@@ -82,12 +100,14 @@ struct ProfileStore: Sendable {
     /// - Throws: errSecItemNotFound when no such profile is installed.
     func remove(_ identifier: String) throws {
         let group = Self.itemGroup(identifier)
+        let removed = try stored().first { $0.record.identifier == identifier }
         do {
             try store.deleteGroup(group, with: recordQuery(identifier), caller: AccessGroups([group, Self.recordGroup]))
         } catch let error as KeychainError where error.status == OSStatusCode.itemNotFound {
             throw KeychainError(status: OSStatusCode.itemNotFound, message: "no configuration profile \(identifier) is installed")
         }
         cache.records.withLock { $0 = nil }
+        try trustSettings.removeAdminAnchors(removed?.adminAnchors ?? [])
     }
 
     /// The installed profiles, by identifier.
@@ -179,25 +199,35 @@ extension ProfileStore {
     }
 }
 
-/// A profile's record as stored: what is shown, and its root payloads' certificates.
+/// A profile's record as stored: what is shown, its root payloads' certificates, and those
+/// of them it made the administrator's anchors (System keychain).
 struct StoredProfile: WireCodable, Sendable {
     var record: ProfileRecord
     var anchors: [Data]
+    var adminAnchors: [Data]
 
-    init(record: ProfileRecord, anchors: [Data]) {
+    init(record: ProfileRecord, anchors: [Data], adminAnchors: [Data]) {
         self.record = record
         self.anchors = anchors
+        self.adminAnchors = adminAnchors
     }
 
     init(from reader: inout ByteReader) throws {
         record = try ProfileRecord(from: &reader)
-        let count = Int(try reader.integer(UInt16.self))
-        anchors = try (0..<count).map { _ in try reader.lengthPrefixed(limit: 1 << 20) }
+        anchors = try Self.certificates(from: &reader)
+        adminAnchors = try Self.certificates(from: &reader)
     }
 
     func encode(to writer: inout ByteWriter) {
         record.encode(to: &writer)
-        writer.appendInteger(UInt16(clamping: anchors.count))
-        for anchor in anchors { writer.appendLengthPrefixed(anchor) }
+        for list in [anchors, adminAnchors] {
+            writer.appendInteger(UInt16(clamping: list.count))
+            for certificate in list.prefix(Int(UInt16.max)) { writer.appendLengthPrefixed(certificate) }
+        }
+    }
+
+    private static func certificates(from reader: inout ByteReader) throws -> [Data] {
+        let count = Int(try reader.integer(UInt16.self))
+        return try (0..<count).map { _ in try reader.lengthPrefixed(limit: 1 << 20) }
     }
 }

@@ -31,7 +31,7 @@ public struct RequestDispatcher: Sendable {
         self.enclave = enclave
         self.localRoot = LocalDeveloperRoot(store: store, home: home)
         self.trustSettings = TrustSettingsStore(store: store, adminPath: adminTrustSettings ?? TrustSettingsStore.defaultAdminPath)
-        self.profiles = ProfileStore(store: store)
+        self.profiles = ProfileStore(store: store, trustSettings: trustSettings, systemScope: scope != .user)
         self.fileKeychains = FileKeychains(enclave: enclave, directory: home + "/keychains")
         self.searchList = KeychainSearchList(home: home, loginPath: home + "/" + KeychainStore.databaseFileName)
         if let missing = Self.unservedRequests.first {

@@ -35,6 +35,9 @@ enum SystemKeychainPolicy {
             }
             return
         }
+        if request is Service.CopyProfiles {
+            throw KeychainError(status: OSStatusCode.interactionNotAllowed, message: "the System keychain's profiles are listed by root (use sudo)")
+        }
         throw KeychainError(status: OSStatusCode.wrPerm, message: "the System keychain is root's to change (use sudo)")
     }
 }

@@ -123,6 +123,32 @@ struct TrustSettingsStore: Sendable {
         }
     }
 
+    /// A System-scope profile's root payloads, made anchors for every user as on macOS: each
+    /// certificate without an administrator's setting gets trustRoot. The System keychain's
+    /// daemon calls this for its owner (root), who installed the profile.
+    ///
+    /// - Returns: the certificates it added a setting for (the profile's removal takes
+    ///   back those, and not a setting the administrator made).
+    func addAdminAnchors(_ certificates: [Data]) throws -> [Data] {
+        var records = try loadAdmin()
+        let added = certificates.filter { certificate in !records.contains { $0.certificate == certificate } }
+        guard !added.isEmpty else { return [] }
+        var seen = Set<Data>()
+        for certificate in added where seen.insert(certificate).inserted {
+            records.append(TrustSettingsRecord(certificate: certificate, constraints: []))
+        }
+        try writeAdmin(records)
+        return Array(seen)
+    }
+
+    /// Takes back what ``addAdminAnchors(_:)`` added.
+    func removeAdminAnchors(_ certificates: [Data]) throws {
+        guard !certificates.isEmpty else { return }
+        let records = try loadAdmin()
+        let kept = records.filter { !certificates.contains($0.certificate) }
+        if kept.count != records.count { try writeAdmin(kept) }
+    }
+
     private func itemQuery(for certificate: Data) -> [String: KeychainValue] {
         let digest = SHA256.hash(data: certificate).map { String($0, radix: 16, uppercase: true).leftPadded(to: 2) }.joined()
         return ["class": .string(ItemClass.genericPassword.rawValue), "svce": .string(Self.service), "acct": .string(digest), "agrp": .string(Self.accessGroup)]

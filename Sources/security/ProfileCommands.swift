@@ -25,10 +25,11 @@ enum ProfileCommands {
         """
 
     static func profiles(_ arguments: [String], _ session: ToolSession) -> Int32 {
+        // `--system` before or after the operand, as the issue's and macOS's usage put it.
+        let system = arguments.dropFirst(2).contains("--system")
         guard arguments.count >= 2,
-            let parsed = try? OptionParser("h", longOptions: ["system": false]).parse(arguments.dropFirst(2))
+            let parsed = try? OptionParser("h").parse(arguments.dropFirst(2).filter { $0 != "--system" })
         else { return ToolCommand.showUsage }
-        let system = parsed.options.contains { $0.name == "system" }
         let owner = system ? "_computerlevel" : userName()
         do {
             return try session.scoped(to: system ? .system : .login) { () throws(KeychainError) -> Int32 in

@@ -12,16 +12,23 @@ public final class SystemKeychainDaemon: @unchecked Sendable {
     public let socket: String
     public let home: String
     public let pid: pid_t
+    /// The administrator's trust settings file it writes (a System profile's roots), in
+    /// place of /etc/trousseau/trust-settings.
+    public let adminTrustSettings: String
 
     /// Starts `securityd` (the build's unless another is named) with its home and socket in
     /// `directory`, and waits for its socket.
     public init(directory: String, securityd: String = DaemonKeychain.daemonExecutable) throws {
         socket = directory + "/run/system.sock"
         home = directory + "/system"
+        adminTrustSettings = directory + "/admin-trust-settings"
         let started = try CommandRunner.run(
             executable: "/bin/sh",
             ["-c", "\"$0\" --system --home \"$1\" --socket \"$2\" </dev/null >/dev/null 2>&1 & echo $!", securityd, home, socket],
-            environment: ["TROUSSEAU_SECURITYD_LOG": directory + "/system.log", "TROUSSEAU_UNSAFE_FAST_KDF": "1"], clearing: true)
+            environment: [
+                "TROUSSEAU_SECURITYD_LOG": directory + "/system.log", "TROUSSEAU_UNSAFE_FAST_KDF": "1",
+                "TROUSSEAU_TEST_ADMIN_TRUST_SETTINGS": adminTrustSettings,
+            ], clearing: true)
         guard let pid = pid_t(started.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw POSIXError(.ECHILD)
         }

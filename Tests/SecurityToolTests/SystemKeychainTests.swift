@@ -102,6 +102,42 @@ import Glibc
         #expect(try security("find-generic-password", "-s", "Mine", Self.system).status == 44)
     }
 
+    /// A profile installed for the machine (`--system`) goes into the System keychain, and
+    /// its roots become the administrator's anchors; other users read its certificates and
+    /// nothing else, and can neither install nor remove profiles there.
+    @Test func aSystemProfileIsRootsAndItsRootsAnchorEveryUser() throws {
+        let fixtures = directory + "/profiles"
+        try FileManager.default.createDirectory(atPath: fixtures, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+        let made = try CommandRunner.run(executable: "/usr/bin/python3", ["-c", ProfileTests.makeFixtures, fixtures], clearing: false)
+        try #require(made.status == 0, "fixtures: \(made.stderr)")
+        let root = try Data(contentsOf: URL(fileURLWithPath: fixtures + "/ca.der"))
+        func anchored() -> Bool { (try? Data(contentsOf: URL(fileURLWithPath: daemon.adminTrustSettings)))?.range(of: root) != nil }
+
+        let installed = try security("profiles", "install", fixtures + "/full.mobileconfig", "--system")
+        #expect(installed.status == 0, "\(installed.stderr)")
+        #expect(anchored(), "the root payload is an anchor of the administrator's")
+        #expect(
+            try security("profiles", "list", "--system").stdout
+                == "_computerlevel[1] attribute: profileIdentifier: com.example.full\nThere are 1 configuration profiles installed\n")
+        #expect(try security("profiles", "list").stdout == "There are no configuration profiles installed\n", "not the user's")
+        #expect(try security("find-generic-password", "-s", "AirPort", "-a", "Office Net", "-w", Self.system).stdout == "wifi-pass\n")
+
+        if getuid() == 0 {  // another user needs setpriv from root
+            let other = Self.otherUID
+            let certificate = try security("find-certificate", "-c", "Profile Test Root", Self.system, as: other)
+            #expect(certificate.status == 0, "its certificates are every user's: \(certificate.stderr)")
+            #expect(try security("find-generic-password", "-s", "AirPort", "-w", Self.system, as: other).status == 36)
+            #expect(try security("profiles", "list", "--system", as: other).status == 36)
+            let install = try security("profiles", "install", fixtures + "/identity.mobileconfig", "--system", as: other)
+            #expect(install.status == Int32(UInt8(truncatingIfNeeded: -61)), "\(install.stderr)")
+            #expect(try security("profiles", "remove", "com.example.full", "--system", as: other).status == Int32(UInt8(truncatingIfNeeded: -61)))
+        }
+
+        #expect(try security("profiles", "remove", "com.example.full", "--system").status == 0)
+        #expect(!anchored(), "its anchor went with it")
+        #expect(try security("find-certificate", "-c", "Profile Test Root", Self.system).status == 44)
+    }
+
     @Test func withoutItsDaemonTheSystemKeychainIsNotAvailableAndNothingStartsOne() throws {
         daemon.stop()
         let read = try security("find-certificate", "-a", Self.system)
