@@ -5,6 +5,7 @@ import KeychainCrypto
 import KeychainKeys
 import KeychainModel
 import KeychainPKCS12
+import KeychainProfiles
 import KeychainProtocol
 
 /// The decoders that read bytes an attacker chooses, as fuzz targets: libFuzzer drives
@@ -30,6 +31,11 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// A file keychain's header, as securityd reads it from a file a client names, and
     /// opened with the password "fuzz" where its parameters are cheap enough for a fuzzer.
     case keychainHeader
+    /// A configuration profile file, as securityd reads it for `security profiles install`:
+    /// a property list (XML or binary) or CMS SignedData around one, every payload it
+    /// carries (certificates, PKCS#12 with its Password, Wi-Fi, VPN, preferences), and the
+    /// input as EnvelopedData opened with the certificate seed's key.
+    case profile
 
     /// Runs the decoder over `input`; errors are expected, crashes are bugs.
     public func run(_ input: Data) {
@@ -70,6 +76,15 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             // open(password:) bounds the work at 2 GiB of scrypt, too slow for a fuzzer's loop.
             guard header.kdf.totalMemoryBytes <= 1 << 21 else { return }
             _ = try? header.open(password: SecretBytes("fuzz".utf8))
+        case .profile:
+            if let profile = try? ConfigurationProfile(file: input) {
+                var opened = profile
+                if let message = profile.encryptedPayloads {
+                    try? opened.openPayloads { _ throws(KeychainError) in try Self.openSeedEnvelope(message) }
+                }
+                _ = try? ProfileInstallation(opened)
+            }
+            _ = try? Self.openSeedEnvelope(input)
         }
     }
 
@@ -85,6 +100,13 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         Data(base64Encoded: "MIIEdgIBAzCCBDAGCSqGSIb3DQEHAaCCBCEEggQdMIIEGTCCAtEGCSqGSIb3DQEHBqCCAsIwggK+AgEAMIICtwYJKoZIhvcNAQcBMFYGCSqGSIb3DQEFDTBJMCgGCSqGSIb3DQEFDDAbBAhc32JrEh26mQIBATAMBggqhkiG9w0CCQUAMB0GCWCGSAFlAwQBKgQQSrp7wK/yVyySpb3sCncAvYCCAlDJ3UOyHKuRhNF5gwiMsTFHj+lxYXVmc3LOha2wtZwQOPvNfhrAXbW/dXQuwbuluCaQqSG3DMDJacRkJxxfxisNw23bsjaZKk/akCOcOnV30TBdJ4y8HDVgbcKm8rEdzwDN5L8mZ7NY14/LsdTDTutgG7RqbUv2poqkzOvitu5SHbyZ9A0z5N9FcJLRmZ2PEvzolYpPOx+I1D0eIXjLJT/qKBuFc2D+IndGHoiQZ0NX0a/kC3J+a2qMCr8QF8NnhFe0HDBAXVPgdjEPuc4J3wrGEGkyHe2ROyjKc8RinVZETcFuSwx/070ZaGVZsVi3QyQku7qNpjZW6xD/CUBGO0/NbP2ZDItE8fKOOoAC0+1PchV4lPuLDTpqdOyHLZD6+2M2MMLt8hY/GsCdvBMXLd+8pWJ/5sZqatdUe6Hsa2pP8TI6x3lu5/NNM6buPqljHsLHXjUfH9oIAAXqldQq/CYFkZMRNTIPTcaNA7Eu9CmaOAQL5DZAFWAGGsP29Zm5WxGvqIdQMPOKZO5Gmt+AEVCSuDA+RG7OhcsCJqJLa2Yws3aZ1uiTeM37y2c+AdMtMRbo8WC3dt0mYa6+7pGylg9riIqJPs/NiZOfPBJug3wYgkh8Z+pFbXjrlY1B5WEdL4QBDcz9nU25DQMpYP1ahS0dr+n8HRYnZTMabE33GtTmt3UoLnn3pmcPrTuj9Edj+TGLZHQYxKaoeD97u+uK+fNLD6XJpgLv8Joqci90d1aHcplsagRZUg/FZiD0knuM9/jEpEpIcIZ0szgJohXiKQwLMIIBQAYJKoZIhvcNAQcBoIIBMQSCAS0wggEpMIIBJQYLKoZIhvcNAQwKAQKgge4wgeswVgYJKoZIhvcNAQUNMEkwKAYJKoZIhvcNAQUMMBsECFLsto7B4odXAgEBMAwGCCqGSIb3DQIJBQAwHQYJYIZIAWUDBAEqBBCin+BkSCensAOxWkNd5pE7BIGQ/aZDS/pBOj/fQ4ZUCqYHsFSdjZ7c/vw87Sa7nmLF3JIKLIpI7wlYgee6/p32X17c9dcnVQ0HLaSWBVDahjfQHGnK4V/oiMj4y66gl8ZtFcTjrR2plsFgDuYl8VcDYsGZdn/lTv7f2RkQ0E/PllVlAirfngPau7PPnqX4ZbLKYrCwyMg2NRmCkCJidw9Pv9yWMSUwIwYJKoZIhvcNAQkVMRYEFF4PLIy/U0ccKF87TEqWsQk5wSzlMD0wMTANBglghkgBZQMEAgEFAAQg2cBXNCch8fe2JGwUaQS/ReSJwMSxsd/78bfrk5gnClwECG9Qacz9vkI/")!,
         Data(base64Encoded: "MIIDvwIBAzCCA7gGCSqGSIb3DQEHAaCCA6kEggOlMIIDoTCCAlkGCSqGSIb3DQEHAaCCAkoEggJGMIICQjCCAj4GCyqGSIb3DQEMCgEDoIICBjCCAgIGCiqGSIb3DQEJFgGgggHyBIIB7jCCAeowggGRoAMCAQICCAEjRWeJq83vMAoGCCqGSM49BAMCMFMxEjAQBgNVBAMMCVRlc3QgTGVhZjEcMBoGA1UEChMTICBNaXhlZCAgIGNhc2UgT3JnIDEfMB0GCSqGSIb3DQEJARYQbGVhZkBleGFtcGxlLmNvbTAeFw0yNjAxMDIwMzA0MDVaFw0yNjAyMDEwMzA0MDVaMFMxEjAQBgNVBAMMCVRlc3QgTGVhZjEcMBoGA1UEChMTICBNaXhlZCAgIGNhc2UgT3JnIDEfMB0GCSqGSIb3DQEJARYQbGVhZkBleGFtcGxlLmNvbTBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABHQayegJZJw3ZyOypJtLhBUGZHi4rNxiMtQSx5udOGjlfuxXLc2ExiBpRkYbJfXtqGCZdBbhlvn5OwZpj0/gerajTzBNMCwGA1UdEQQlMCOCEGxlYWYuZXhhbXBsZS5jb22BD2FsdEBleGFtcGxlLmNvbTAdBgNVHQ4EFgQU74OfChBnLaOnbOnowrNh/JhtVEUwCgYIKoZIzj0EAwIDRwAwRAIgSIB9XGqOaCHLY0wc8wqDsHox/2UMh++8l1tiyDbk88ACIAWKg1Y0uyHy9Fwq/we+4EzT0Vt6vT3u7j0NJ8BQ0dKKMSUwIwYJKoZIhvcNAQkVMRYEFF4PLIy/U0ccKF87TEqWsQk5wSzlMIIBQAYJKoZIhvcNAQcBoIIBMQSCAS0wggEpMIIBJQYLKoZIhvcNAQwKAQKgge4wgeswVgYJKoZIhvcNAQUNMEkwKAYJKoZIhvcNAQUMMBsECHxkc92Z1wXgAgEBMAwGCCqGSIb3DQIJBQAwHQYJYIZIAWUDBAEqBBBDgOBuXx3wjNGQ+Igp3+8PBIGQXWrZo6kgf8usI1lvB/Vu+za+OwlM83JDCkEM1bIXZvlqVTdQGw6lU0fLBslDpkSi9zkrEtHWzalbxKvq2x4zx0NU3hGAHFqTBZ2AWjQeoQ+zaJF+hUgr33rJXr+Z/U0D4AmReBgsnwGZrMZ2zBzt+7DNj4ZkebSPoj1DjusingW+RKUbB5WhiufCSrtRS7NqMSUwIwYJKoZIhvcNAQkVMRYEFF4PLIy/U0ccKF87TEqWsQk5wSzl")!,
     ]
+
+    /// EnvelopedData opened with the certificate seed and its key (the encrypted seeds of
+    /// `Fuzz/Corpus/profile` are made for it).
+    static func openSeedEnvelope(_ message: Data) throws(KeychainError) -> SecretBytes {
+        let key = try AsymmetricKey(externalRepresentation: keySeed, type: .ellipticCurve, keyClass: .private)
+        return try CMSMessage.decrypt(message, key: SecretBytes(key.pkcs8Representation ?? Data()), certificate: certificateSeed)
+    }
 
     /// Valid inputs to start from: encodings of typical requests, queries and attributes.
     public static func seeds(for target: FuzzTarget) -> [Data] {
@@ -130,6 +152,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             // N = 2^10: a seed whose mutations still reach the unwrapping.
             let made = try? FileKeychainHeader.create(password: SecretBytes("fuzz".utf8), kdf: PasscodeKDF(logN: 10, salt: Data(repeating: 1, count: 32)))
             return made.map { [$0.0.encoded] } ?? []
+        case .profile:
+            // Committed files made by plistlib and openssl (XML, binary, signed, encrypted).
+            return []
         case .blob:
             return [item, internet, ["cdat": .date(Date(timeIntervalSince1970: 1_800_000_000)), "gena": .data(Data([0, 255]))]]
                 .map { AttributeCodec.encode($0.filter { $0.key != "class" && $0.key != "v_Data" }) }
