@@ -90,8 +90,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
 
     /// A self-signed P-256 certificate with a SubjectAltName and a PrintableString name,
     /// made by Python's `cryptography` (Tests/SecurityAPITests/Fixtures), and its key.
-    static let certificateSeed = Data(base64Encoded: "MIIB6jCCAZGgAwIBAgIIASNFZ4mrze8wCgYIKoZIzj0EAwIwUzESMBAGA1UEAwwJVGVzdCBMZWFmMRwwGgYDVQQKExMgIE1peGVkICAgY2FzZSBPcmcgMR8wHQYJKoZIhvcNAQkBFhBsZWFmQGV4YW1wbGUuY29tMB4XDTI2MDEwMjAzMDQwNVoXDTI2MDIwMTAzMDQwNVowUzESMBAGA1UEAwwJVGVzdCBMZWFmMRwwGgYDVQQKExMgIE1peGVkICAgY2FzZSBPcmcgMR8wHQYJKoZIhvcNAQkBFhBsZWFmQGV4YW1wbGUuY29tMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEdBrJ6AlknDdnI7Kkm0uEFQZkeLis3GIy1BLHm504aOV+7FctzYTGIGlGRhsl9e2oYJl0FuGW+fk7BmmPT+B6tqNPME0wLAYDVR0RBCUwI4IQbGVhZi5leGFtcGxlLmNvbYEPYWx0QGV4YW1wbGUuY29tMB0GA1UdDgQWBBTvg58KEGcto6ds6ejCs2H8mG1URTAKBggqhkjOPQQDAgNHADBEAiBIgH1cao5oIctjTBzzCoOwejH/ZQyH77yXW2LINuTzwAIgBYqDVjS7IfL0XCr/B77gTNPRW3q9Pe7uPQ0nwFDR0oo=")!
-    static let keySeed = Data(base64Encoded: "BHQayegJZJw3ZyOypJtLhBUGZHi4rNxiMtQSx5udOGjlfuxXLc2ExiBpRkYbJfXtqGCZdBbhlvn5OwZpj0/gerY6oQnjzuxcm2iDDq2hyNiTh2lJXUGeQ89vdkcnhfBphA==")!
+    /// Computed, not stored: LeakSanitizer does not see a static `Data`'s storage as
+    /// reachable, and the `profile` target reads them on every input.
+    static var certificateSeed: Data { Data(base64Encoded: "MIIB6jCCAZGgAwIBAgIIASNFZ4mrze8wCgYIKoZIzj0EAwIwUzESMBAGA1UEAwwJVGVzdCBMZWFmMRwwGgYDVQQKExMgIE1peGVkICAgY2FzZSBPcmcgMR8wHQYJKoZIhvcNAQkBFhBsZWFmQGV4YW1wbGUuY29tMB4XDTI2MDEwMjAzMDQwNVoXDTI2MDIwMTAzMDQwNVowUzESMBAGA1UEAwwJVGVzdCBMZWFmMRwwGgYDVQQKExMgIE1peGVkICAgY2FzZSBPcmcgMR8wHQYJKoZIhvcNAQkBFhBsZWFmQGV4YW1wbGUuY29tMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEdBrJ6AlknDdnI7Kkm0uEFQZkeLis3GIy1BLHm504aOV+7FctzYTGIGlGRhsl9e2oYJl0FuGW+fk7BmmPT+B6tqNPME0wLAYDVR0RBCUwI4IQbGVhZi5leGFtcGxlLmNvbYEPYWx0QGV4YW1wbGUuY29tMB0GA1UdDgQWBBTvg58KEGcto6ds6ejCs2H8mG1URTAKBggqhkjOPQQDAgNHADBEAiBIgH1cao5oIctjTBzzCoOwejH/ZQyH77yXW2LINuTzwAIgBYqDVjS7IfL0XCr/B77gTNPRW3q9Pe7uPQ0nwFDR0oo=")! }
+    static var keySeed: Data { Data(base64Encoded: "BHQayegJZJw3ZyOypJtLhBUGZHi4rNxiMtQSx5udOGjlfuxXLc2ExiBpRkYbJfXtqGCZdBbhlvn5OwZpj0/gerY6oQnjzuxcm2iDDq2hyNiTh2lJXUGeQ89vdkcnhfBphA==")! }
 
     /// That certificate and key in PKCS#12 files made by `openssl pkcs12 -export -passout
     /// pass:fuzz -iter 1`, with `-nomaciter` and with `-nomac` (so that changed bytes reach

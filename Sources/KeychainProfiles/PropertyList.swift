@@ -1,12 +1,21 @@
-import FoundationEssentials
+import CoreFoundation
+import Foundation
 import KeychainModel
 
 /// Property lists (XML or binary) read into ``KeychainValue``s, the property-list subset
-/// a keychain speaks, through Foundation's `PropertyListDecoder`.
+/// a keychain speaks, by Foundation's `PropertyListSerialization` — on Linux, CoreFoundation's
+/// parsers (CFBinaryPList.c, the XML parser), the ones macOS reads profiles with.
+///
+/// Not `PropertyListDecoder`: its binary reader (FoundationEssentials' `BPlistMap`, Swift
+/// 6.3) traps on a string whose length runs past the file, which the `profile` fuzzer found
+/// within seconds (`Fuzz/Corpus/profile/string-length-past-the-end`); CoreFoundation's
+/// refuses it. Data CoreFoundation refuses is refused before `PropertyListSerialization`
+/// sees it: its error path leaks the CFError it converts (swift-corelibs-foundation, Swift 6.3;
+/// LeakSanitizer in the `profile` fuzzer), and securityd would leak on every bad file.
 enum PropertyList {
     /// The most values a profile may hold, and how deep they may nest: a binary property
     /// list can refer to one object many times, so that a few kilobytes stand for billions.
-    static let nodeLimit = 200_000
+    static let valueLimit = 200_000
     static let depthLimit = 32
 
     /// The dictionary at the top of `data`.
@@ -28,73 +37,60 @@ enum PropertyList {
     }
 
     private static func decode(_ data: Data, what: String) throws(KeychainError) -> KeychainValue {
-        let decoder = PropertyListDecoder()
-        decoder.userInfo[Budget.key] = Budget()
+        guard parses(data) else { throw KeychainError.decode("\(what) is not a property list") }
+        let object: Any
         do {
-            return try decoder.decode(Node.self, from: data).value
-        } catch let error as Budget.Exceeded {
-            throw KeychainError.decode("\(what) holds \(error.reason)")
+            object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
         } catch {
             throw KeychainError.decode("\(what) is not a property list")
         }
+        var values = 0
+        return try value(of: object, depth: 0, values: &values, what: what)
     }
 
-    /// Values decoded so far, shared by every node of one decoding.
-    final class Budget: @unchecked Sendable {
-        // @unchecked: one decoding, on one thread.
-        static let key = CodingUserInfoKey(rawValue: "trousseau.budget")!
-        var nodes = 0
-
-        struct Exceeded: Error {
-            let reason: String
+    /// Whether CoreFoundation reads `data` as a property list, asked without an error to
+    /// return (so none is made).
+    private static func parses(_ data: Data) -> Bool {
+        let parsed: Unmanaged<CFPropertyList>? = data.withUnsafeBytes { bytes in
+            guard let cfData = CFDataCreate(nil, bytes.bindMemory(to: UInt8.self).baseAddress, bytes.count) else { return nil }
+            return CFPropertyListCreateWithData(nil, cfData, 0, nil, nil)
         }
+        parsed?.release()
+        return parsed != nil
     }
 
-    /// Any value, decoded once by its kind (a container is asked for before its contents,
-    /// so nothing is decoded twice). A real number becomes an integer when it is one (a
-    /// keychain has no reals; no profile key Trousseau reads is one), else its decimal text.
-    struct Node: Decodable {
-        let value: KeychainValue
-
-        private struct Key: CodingKey {
-            let stringValue: String
-            var intValue: Int? { nil }
-            init(stringValue: String) { self.stringValue = stringValue }
-            init?(intValue: Int) { nil }
-        }
-
-        init(from decoder: any Decoder) throws {
-            if let budget = decoder.userInfo[Budget.key] as? Budget {
-                budget.nodes += 1
-                guard budget.nodes <= PropertyList.nodeLimit else { throw Budget.Exceeded(reason: "more than \(PropertyList.nodeLimit) values") }
+    /// One object of the parsed list as a value. A real number becomes an integer when it is
+    /// one (a keychain has no reals; no profile key Trousseau reads is one), else its text.
+    private static func value(of object: Any, depth: Int, values: inout Int, what: String) throws(KeychainError) -> KeychainValue {
+        values += 1
+        guard values <= valueLimit else { throw KeychainError.decode("\(what) holds more than \(valueLimit) values") }
+        guard depth <= depthLimit else { throw KeychainError.decode("\(what) nests values more than \(depthLimit) deep") }
+        // Booleans first: a number bridges to Bool too, but only a boolean is one.
+        if type(of: object) == Bool.self, let boolean = object as? Bool { return .bool(boolean) }
+        switch object {
+        case let string as String:
+            return .string(string)
+        case let data as Data:
+            return .data(data)
+        case let date as Date:
+            return .date(date)
+        case let number as NSNumber:
+            let real = number.doubleValue
+            if let integer = object as? Int64 { return .number(integer) }
+            return real.rounded() == real && abs(real) < 9e15 ? .number(Int64(real)) : .string(String(real))
+        case let array as [Any]:
+            var result: [KeychainValue] = []
+            for element in array { result.append(try value(of: element, depth: depth + 1, values: &values, what: what)) }
+            return .array(result)
+        case let dictionary as [AnyHashable: Any]:
+            var result: [String: KeychainValue] = [:]
+            for (key, element) in dictionary {
+                guard let key = key.base as? String else { throw KeychainError.decode("\(what) has a dictionary key that is not a string") }
+                result[key] = try value(of: element, depth: depth + 1, values: &values, what: what)
             }
-            guard decoder.codingPath.count <= PropertyList.depthLimit else {
-                throw Budget.Exceeded(reason: "values nested more than \(PropertyList.depthLimit) deep")
-            }
-            if let keyed = try? decoder.container(keyedBy: Key.self) {
-                var dictionary: [String: KeychainValue] = [:]
-                for key in keyed.allKeys { dictionary[key.stringValue] = try keyed.decode(Node.self, forKey: key).value }
-                value = .dictionary(dictionary)
-            } else if var unkeyed = try? decoder.unkeyedContainer() {
-                var array: [KeychainValue] = []
-                while !unkeyed.isAtEnd { array.append(try unkeyed.decode(Node.self).value) }
-                value = .array(array)
-            } else {
-                let container = try decoder.singleValueContainer()
-                if let boolean = try? container.decode(Bool.self) {
-                    value = .bool(boolean)
-                } else if let integer = try? container.decode(Int64.self) {
-                    value = .number(integer)
-                } else if let real = try? container.decode(Double.self) {
-                    value = real.rounded() == real && abs(real) < 9e15 ? .number(Int64(real)) : .string(String(real))
-                } else if let date = try? container.decode(Date.self) {
-                    value = .date(date)
-                } else if let data = try? container.decode(Data.self) {
-                    value = .data(data)
-                } else {
-                    value = .string(try container.decode(String.self))
-                }
-            }
+            return .dictionary(result)
+        default:
+            throw KeychainError.decode("\(what) holds a value of a kind property lists do not have")
         }
     }
 }
