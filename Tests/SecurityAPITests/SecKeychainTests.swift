@@ -130,6 +130,39 @@ extension SecurityAPI {
             #expect(password(account: "machine", [kSecMatchSearchList as String: [system]]).0 == errSecNotAvailable)
         }
 
+        /// A configuration profile's items are the system's, as on iOS: an application neither
+        /// sees nor deletes them, nor adds into their group; the tool reads them.
+        @Test func aProfilesItemsAreBeyondApplications() throws {
+            let profile = keychain.directory + "/lobby.mobileconfig"
+            try Data(
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <plist version="1.0"><dict>
+                <key>PayloadType</key><string>Configuration</string><key>PayloadVersion</key><integer>1</integer>
+                <key>PayloadIdentifier</key><string>com.example.lobby</string><key>PayloadUUID</key><string>L-1</string>
+                <key>PayloadContent</key><array><dict>
+                <key>PayloadType</key><string>com.apple.wifi.managed</string><key>PayloadVersion</key><integer>1</integer>
+                <key>PayloadIdentifier</key><string>com.example.lobby.wifi</string><key>PayloadUUID</key><string>L-2</string>
+                <key>SSID_STR</key><string>Lobby</string><key>Password</key><string>lobby-pass</string>
+                </dict></array></dict></plist>
+                """.utf8
+            ).write(to: URL(fileURLWithPath: profile))
+            func security(_ arguments: String...) throws -> CommandResult {
+                try CommandRunner.run("security", arguments, environment: ["KEYCHAIN_HOME": keychain.home])
+            }
+            let installed = try security("profiles", "install", profile)
+            #expect(installed.status == 0, "\(installed.stderr)")
+
+            let wifi = SecurityAPI.genericPassword(service: "AirPort", account: "Lobby")
+            var result: CFTypeRef?
+            #expect(SecItemCopyMatching(wifi as CFDictionary, &result) == errSecItemNotFound)
+            #expect(SecItemDelete(wifi as CFDictionary) == errSecItemNotFound)
+            let intoTheGroup = SecurityAPI.genericPassword(
+                service: service, account: "mine", [kSecAttrAccessGroup as String: "trousseau.profile.com.example.lobby", kSecValueData as String: Data("x".utf8)])
+            #expect(SecItemAdd(intoTheGroup as CFDictionary, nil) == errSecMissingEntitlement)
+            #expect(try security("find-generic-password", "-s", "AirPort", "-a", "Lobby", "-w").stdout == "lobby-pass\n")
+        }
+
         @Test func theSearchListAndTheDefault() throws {
             let login = keychain.home + "/keychain.db"
             #expect(searchList() == [login])
