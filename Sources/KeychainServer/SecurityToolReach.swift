@@ -34,7 +34,8 @@ extension RequestDispatcher {
             if !presence { try requirePresenceOnceAPasscodeIsSet("adding to another application's group") }
             return everything
         case .search(let query, let returnsData):
-            guard returnsData, !presence, try matchesOutsideOwnGroup(query, everything) else { return everything }
+            guard returnsData, !presence else { return everything }
+            guard try matchesOutsideOwnGroup(query, everything) else { return caller.accessGroups }
             try requirePresenceOnceAPasscodeIsSet("another application's item")
             return everything
         case .change(let query):

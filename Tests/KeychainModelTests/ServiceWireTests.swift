@@ -43,6 +43,7 @@ import Testing
         Service.ChangeKeychainPassword(path: "/tmp/a.keychain-db", old: SecretBytes("a".utf8), new: SecretBytes("b".utf8)),
         Service.SearchList(replacement: nil), Service.SearchList(replacement: ["/a", "/b"]),
         Service.DefaultKeychain(replacement: nil), Service.DefaultKeychain(replacement: "/a"),
+        Service.InstallProfile(file: Data("<plist/>".utf8)), Service.RemoveProfile(identifier: "com.example.profile"), Service.CopyProfiles(),
     ]
 
     static func frame(_ request: some ServiceRequest, presence: SecretBytes? = nil) -> [UInt8] {
@@ -79,6 +80,13 @@ import Testing
         let status = Service.KeychainStatus(lockState: .locked, hasPasscode: true, autoLockSeconds: 300, failedUnlocks: 2, memoryLocked: true)
         var statusReader = ByteReader(Data(ServiceWire.success(status).bytes))
         #expect(try ServiceWire.decodeResponse(&statusReader, to: Service.KeychainStatusRequest.self) == status)
+        let profile = ProfileRecord(
+            identifier: "com.example.corp", uuid: "U", displayName: "Corp", description: nil, organization: "Example", version: 1,
+            removalDisallowed: true, verification: .unverified, signer: "Signer", encrypted: true,
+            installationDate: Date(timeIntervalSince1970: 1_800_000_000),
+            payloads: [ProfilePayloadRecord(type: "com.apple.dock", identifier: "d", uuid: "D", displayName: nil, supported: false, items: 0)])
+        var profileReader = ByteReader(Data(ServiceWire.success(Service.ProfileList(profiles: [profile])).bytes))
+        #expect(try ServiceWire.decodeResponse(&profileReader, to: Service.CopyProfiles.self).profiles == [profile])
         let failure = KeychainError(status: OSStatusCode.authNeeded, message: "needs you", details: .dictionary(["f": .number(1)]))
         var failed = ByteReader(Data(ServiceWire.failure(failure).bytes))
         do {
