@@ -21,9 +21,12 @@ extension EnclaveClient {
         try call(EnclaveCall.LockFileKeychain(keychain))
     }
 
-    /// Whether a file keychain is unlocked now.
+    /// Whether a file keychain is unlocked now. An answer "unlocked" is reused for as long
+    /// as a metadata key is (``metadataKeyLifetime``), and forgotten as soon as any file
+    /// keychain is locked, unlocked or changed: every operation asks, and a round trip to the
+    /// enclave for each was a third of a file-keychain find.
     public func isFileKeychainUnlocked(_ keychain: UUID) throws -> Bool {
-        try call(EnclaveCall.FileKeychainUnlocked(keychain))
+        try fileKeychainUnlocked(keychain) { try call(EnclaveCall.FileKeychainUnlocked(keychain)) }
     }
 
     /// Sets a file keychain's idle timeout (0: never).
@@ -42,8 +45,10 @@ extension EnclaveClient {
     }
 }
 
-/// A file keychain's ``Keybag``: the key requests, naming the keychain. Nothing is cached:
-/// a file keychain's lock is the enclave's to decide at every operation.
+/// A file keychain's ``Keybag``: the key requests, naming the keychain. Its metadata keys
+/// are cached as the login keychain's are (a second at most, dropped whenever a file
+/// keychain is locked, unlocked or changed): the enclave decides the lock at every item key,
+/// and at least once a second for attributes.
 private struct FileKeychainKeybag: Keybag {
     let enclave: EnclaveClient
     let keychain: UUID
@@ -53,7 +58,7 @@ private struct FileKeychainKeybag: Keybag {
     }
 
     func metadataKey(for protection: ProtectionClass) throws -> MetadataKey {
-        try MetadataKey(bytes: enclave.call(EnclaveCall.MetadataKey(protection, keychain: keychain)).bytes)
+        try enclave.metadataKey(for: protection, keychain: keychain)
     }
 
     func wrapItemKey(

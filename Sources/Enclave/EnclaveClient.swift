@@ -166,11 +166,28 @@ public final class EnclaveClient: Keybag {
     }
 
     public func metadataKey(for protection: ProtectionClass) throws -> MetadataKey {
+        try metadataKey(for: protection, keychain: nil)
+    }
+
+    /// Whether `keychain` is unlocked: "yes" from the cache while it lasts, else `ask`.
+    func fileKeychainUnlocked(_ keychain: UUID, ask: () throws -> Bool) throws -> Bool {
         let now = ContinuousClock.now
-        let (cached, generation) = metadataKeys.withLock { ($0.key(protection, at: now), $0.generation) }
+        let (cached, generation) = metadataKeys.withLock { ($0.isUnlocked(keychain, at: now), $0.generation) }
+        if cached { return true }
+        let unlocked = try ask()
+        if unlocked { metadataKeys.withLock { $0.storeUnlocked(keychain, until: now + Self.metadataKeyLifetime, ifStill: generation) } }
+        return unlocked
+    }
+
+    /// The login keychain's (nil) or a file keychain's metadata key for `protection`,
+    /// cached for ``metadataKeyLifetime`` as the login keychain's are.
+    func metadataKey(for protection: ProtectionClass, keychain: UUID?) throws -> MetadataKey {
+        let now = ContinuousClock.now
+        let slot = MetadataKeyCache.Slot(keychain: keychain, protection: protection)
+        let (cached, generation) = metadataKeys.withLock { ($0.key(slot, at: now), $0.generation) }
         if let cached { return cached }
-        let key = try MetadataKey(bytes: call(EnclaveCall.MetadataKey(protection)).bytes)
-        metadataKeys.withLock { $0.store(key, for: protection, until: now + Self.metadataKeyLifetime, ifStill: generation) }
+        let key = try MetadataKey(bytes: call(EnclaveCall.MetadataKey(protection, keychain: keychain)).bytes)
+        metadataKeys.withLock { $0.store(key, for: slot, until: now + Self.metadataKeyLifetime, ifStill: generation) }
         return key
     }
 
@@ -303,22 +320,40 @@ public final class EnclaveClient: Keybag {
 
 /// The metadata keys securityd holds between operations, each with the time it expires.
 private struct MetadataKeyCache: ~Copyable {
-    private var keys: [ProtectionClass: (key: MetadataKey, expires: ContinuousClock.Instant)] = [:]
+    /// A class of the login keychain (no keychain) or of a file keychain.
+    struct Slot: Hashable {
+        var keychain: UUID?
+        var protection: ProtectionClass
+    }
+
+    private var keys: [Slot: (key: MetadataKey, expires: ContinuousClock.Instant)] = [:]
+    /// File keychains seen unlocked, until when that answer stands.
+    private var unlocked: [UUID: ContinuousClock.Instant] = [:]
     /// Counts drops: a key fetched across a drop is not stored.
     private(set) var generation = 0
 
-    func key(_ protection: ProtectionClass, at now: ContinuousClock.Instant) -> MetadataKey? {
-        guard let entry = keys[protection], entry.expires > now else { return nil }
+    func key(_ slot: Slot, at now: ContinuousClock.Instant) -> MetadataKey? {
+        guard let entry = keys[slot], entry.expires > now else { return nil }
         return entry.key
     }
 
-    mutating func store(_ key: MetadataKey, for protection: ProtectionClass, until expires: ContinuousClock.Instant, ifStill generation: Int) {
+    mutating func store(_ key: MetadataKey, for slot: Slot, until expires: ContinuousClock.Instant, ifStill generation: Int) {
         guard generation == self.generation else { return }
-        keys[protection] = (key, expires)
+        keys[slot] = (key, expires)
+    }
+
+    func isUnlocked(_ keychain: UUID, at now: ContinuousClock.Instant) -> Bool {
+        unlocked[keychain].map { $0 > now } ?? false
+    }
+
+    mutating func storeUnlocked(_ keychain: UUID, until expires: ContinuousClock.Instant, ifStill generation: Int) {
+        guard generation == self.generation else { return }
+        unlocked[keychain] = expires
     }
 
     mutating func drop() {
         keys.removeAll()
+        unlocked.removeAll()
         generation += 1
     }
 }

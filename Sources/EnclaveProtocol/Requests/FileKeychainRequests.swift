@@ -45,7 +45,7 @@ extension EnclaveCall {
     public struct UnlockFileKeychain: EnclaveRequest {
         public typealias Response = NoResult
         public static let opcode: UInt8 = 43
-        public static let mayChangeAvailableKeys = false
+        public static let mayChangeAvailableKeys = true
         public var header: FileKeychainHeader
         public var password: SecretBytes
         public var autoLockSeconds: UInt32
@@ -73,7 +73,7 @@ extension EnclaveCall {
     public struct LockFileKeychain: EnclaveRequest {
         public typealias Response = NoResult
         public static let opcode: UInt8 = 44
-        public static let mayChangeAvailableKeys = false
+        public static let mayChangeAvailableKeys = true
         public var keychain: UUID?
 
         public init(_ keychain: UUID?) { self.keychain = keychain }
@@ -97,7 +97,7 @@ extension EnclaveCall {
     public struct SetFileKeychainTimeout: EnclaveRequest {
         public typealias Response = NoResult
         public static let opcode: UInt8 = 46
-        public static let mayChangeAvailableKeys = false
+        public static let mayChangeAvailableKeys = true
         public var keychain: UUID
         public var autoLockSeconds: UInt32
 
@@ -121,7 +121,7 @@ extension EnclaveCall {
     public struct ChangeFileKeychainPassword: EnclaveRequest {
         public typealias Response = FileKeychainHeader
         public static let opcode: UInt8 = 47
-        public static let mayChangeAvailableKeys = false
+        public static let mayChangeAvailableKeys = true
         public var header: FileKeychainHeader
         public var old: SecretBytes
         public var new: SecretBytes
