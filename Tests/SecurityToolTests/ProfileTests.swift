@@ -104,6 +104,23 @@ import Testing
         #expect(try security("profiles", "list").stdout.hasSuffix("There are 2 configuration profiles installed\n"))
     }
 
+    @Test func certificatesAsPEMAndDERAndACertificatePreference() throws {
+        let installed = try install("certs")
+        #expect(installed.stdout == "profile installed: com.example.certs (unsigned)\n", "\(installed.stderr)")
+        #expect(
+            try items("com.example.certs") == [
+                "cert accessible=dku label=\"Profile Signer\"",
+                "cert accessible=dku label=\"Profile Test Root\"",
+                "genp accessible=cku label=\"mail.example.com\" service=\"mail.example.com\" account=\"\"",
+            ])
+        // The preference holds the SHA-1 of the certificate it names.
+        let digest = try CommandRunner.run(
+            executable: "/bin/sh", ["-c", "openssl x509 -in \"$0\" -outform DER | openssl dgst -sha1 -binary | od -An -tx1 | tr -d ' \\n'", fixtures + "/signer.pem"])
+        #expect(digest.stdout.count == 40)
+        let preference = try security("find-generic-password", "-s", "mail.example.com", "-g")
+        #expect(preference.stderr.hasPrefix("password: 0x" + digest.stdout.uppercased() + " "), "\(preference.stderr)")
+    }
+
     @Test func signaturesAreVerifiedUnverifiedOrRefused() throws {
         let tampered = try install("tampered")
         #expect(tampered.status == Int32(UInt8(truncatingIfNeeded: -67688)), "errSecInvalidSignature")
@@ -197,6 +214,12 @@ cert_only = [payload("com.apple.security.pkcs1", "com.example.signed.cert", "U-C
 plistlib.dump(profile("com.example.signed", cert_only), open("tosign.mobileconfig", "wb"))
 run("openssl", "smime", "-sign", "-binary", "-nodetach", "-in", "tosign.mobileconfig", "-out", "signed.mobileconfig", "-outform", "DER",
     "-signer", "signer.pem", "-inkey", "signer.key", "-certfile", "ca.pem")
+# Certificates as PEM and DER, and a certificate preference naming one of them.
+plistlib.dump(profile("com.example.certs", [
+    payload("com.apple.security.pem", "com.example.certs.pem", "U-PEM", PayloadContent=open("ca.pem", "rb").read()),
+    payload("com.apple.security.pkcs1", "com.example.certs.der", "U-DER", PayloadContent=der("signer.pem")),
+    payload("com.apple.security.certificatepreference", "com.example.certs.pref", "U-CPREF", Name="mail.example.com", PayloadCertificateUUID="U-DER"),
+]), open("certs.mobileconfig", "wb"))
 # Signed by a certificate nobody trusts: unverified, installed.
 run("openssl", "smime", "-sign", "-binary", "-nodetach", "-in", "tosign.mobileconfig", "-out", "selfsigned.mobileconfig", "-outform", "DER",
     "-signer", "client.pem", "-inkey", "client.key")
