@@ -15,11 +15,23 @@ import Testing
     let user = "trpam\(getpid() % 100_000)"
     let service = "trousseau-test-\(getpid())"
     let home: String
-    let security = CommandRunner.productsDirectory.appendingPathComponent("security").path
+    /// The tool, with securityd and the enclave beside it, copied where the test user can
+    /// run them: the build directory may be in a checkout only root can enter (a clone in a
+    /// `mktemp -d` directory, 0700).
+    let security: String
 
     init() throws {
         directory = try TemporaryKeychain.makeTemporaryDirectory()
         home = directory + "/home"
+        security = directory + "/bin/security"
+    }
+
+    /// Copies the programs the test user runs into `directory/bin` (0755).
+    func installPrograms() throws {
+        try FileManager.default.createDirectory(atPath: directory + "/bin", withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+        for program in ["securityd", "trousseau-enclave", "security"] {
+            try CommandRunner.copyExecutable(CommandRunner.productsDirectory.appendingPathComponent(program).path, to: directory + "/bin/" + program)
+        }
     }
 
     deinit {
@@ -55,6 +67,7 @@ import Testing
         try #require(try run("/usr/sbin/useradd", ["-M", "-d", home, "-s", "/usr/sbin/nologin", user]).status == 0)
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory)
+        try installPrograms()
         #expect(try run("/bin/chown", [user + ":", home]).status == 0)
         try """
         auth     optional  \(module) security=\(security)
