@@ -126,6 +126,16 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // The freedesktop Secret Service front end (issue 23, under way): so far its session
+        // algorithms (Diffie-Hellman through CPKCS12's libcrypto, HKDF and AES-CBC from swift-crypto).
+        .target(
+            name: "SecretService",
+            dependencies: [
+                "CPKCS12", "KeychainModel",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .target(
             name: "KeychainServer",
             dependencies: [
@@ -240,6 +250,11 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             exclude: ["Fixtures/apple_seckey_reference.py"],
+            swiftSettings: testHooks
+        ),
+        .testTarget(
+            name: "SecretServiceTests",
+            dependencies: ["SecretService", "KeychainModel", "KeychainTestSupport"],
             swiftSettings: testHooks
         ),
         .testTarget(name: "KeychainModelTests", dependencies: ["KeychainModel", "KeychainProtocol", "KeychainSystem"], swiftSettings: testHooks),

@@ -1,4 +1,4 @@
-// PKCS#12 files through OpenSSL's libcrypto (Debian's libssl3): the one maintained
+// PKCS#12 files (and CMS messages, and Diffie-Hellman, below) through OpenSSL's libcrypto (Debian's libssl3): the one maintained
 // implementation that reads every kind people have — OpenSSL 3's PBES2/AES-256 default and
 // the legacy 3DES and RC2-40 files of `openssl pkcs12 -legacy` and older macOS exports.
 // Used by securityd only (clients link no C module; docs/ARCHITECTURE.md).
@@ -81,5 +81,21 @@ void trousseau_cms_signed_free(trousseau_cms_signed *signed_message);
 /// `*out` is freed (and zeroed) with `trousseau_pkcs12_free`.
 int trousseau_cms_decrypt(const uint8_t *bytes, size_t length, const uint8_t *key, size_t key_length, const uint8_t *certificate,
                           size_t certificate_length, uint8_t **out, size_t *out_length);
+
+// Diffie-Hellman in RFC 2409's 1024-bit MODP group, generator 2 (the Secret Service's
+// dh-ietf1024-sha256-aes128-cbc-pkcs7 session algorithm). Numbers are 128-byte big-endian.
+
+enum {
+    TROUSSEAU_DH_OK = 0,
+    /// The peer's public key is not in 2 … p − 2.
+    TROUSSEAU_DH_BAD_KEY = 1,
+    TROUSSEAU_DH_INTERNAL = 3,
+};
+
+/// A private exponent in 2 … p − 2 and its public key 2^x mod p.
+int trousseau_dh1024_keypair(uint8_t private_key[128], uint8_t public_key[128]);
+
+/// peer^x mod p, left-padded to 128 bytes; `peer_key` is big-endian, any length up to 1 KiB.
+int trousseau_dh1024_shared_secret(const uint8_t private_key[128], const uint8_t *peer_key, size_t peer_length, uint8_t secret[128]);
 
 #endif
