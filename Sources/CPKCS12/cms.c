@@ -137,6 +137,35 @@ static X509 *read_certificate(const uint8_t *bytes, size_t length) {
     return certificate;
 }
 
+int trousseau_cms_is_recipient(const uint8_t *bytes, size_t length, const uint8_t *certificate, size_t certificate_length) {
+    trousseau_openssl_setup();
+    CMS_ContentInfo *cms = read_cms(bytes, length, NID_pkcs7_enveloped);
+    X509 *candidate = read_certificate(certificate, certificate_length);
+    int found = 0;
+    STACK_OF(CMS_RecipientInfo) *infos = cms != NULL ? CMS_get0_RecipientInfos(cms) : NULL;
+    for (int i = 0; candidate != NULL && infos != NULL && !found && i < sk_CMS_RecipientInfo_num(infos); i++) {
+        CMS_RecipientInfo *info = sk_CMS_RecipientInfo_value(infos, i);
+        switch (CMS_RecipientInfo_type(info)) {
+        case CMS_RECIPINFO_TRANS:
+            found = CMS_RecipientInfo_ktri_cert_cmp(info, candidate) == 0;
+            break;
+        case CMS_RECIPINFO_AGREE: {
+            STACK_OF(CMS_RecipientEncryptedKey) *keys = CMS_RecipientInfo_kari_get0_reks(info);
+            for (int k = 0; keys != NULL && !found && k < sk_CMS_RecipientEncryptedKey_num(keys); k++) {
+                found = CMS_RecipientEncryptedKey_cert_cmp(sk_CMS_RecipientEncryptedKey_value(keys, k), candidate) == 0;
+            }
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    X509_free(candidate);
+    CMS_ContentInfo_free(cms);
+    ERR_clear_error();
+    return found;
+}
+
 int trousseau_cms_decrypt(const uint8_t *bytes, size_t length, const uint8_t *key, size_t key_length, const uint8_t *certificate,
                           size_t certificate_length, uint8_t **out, size_t *out_length) {
     trousseau_openssl_setup();

@@ -103,9 +103,11 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         Data(base64Encoded: "MIIDvwIBAzCCA7gGCSqGSIb3DQEHAaCCA6kEggOlMIIDoTCCAlkGCSqGSIb3DQEHAaCCAkoEggJGMIICQjCCAj4GCyqGSIb3DQEMCgEDoIICBjCCAgIGCiqGSIb3DQEJFgGgggHyBIIB7jCCAeowggGRoAMCAQICCAEjRWeJq83vMAoGCCqGSM49BAMCMFMxEjAQBgNVBAMMCVRlc3QgTGVhZjEcMBoGA1UEChMTICBNaXhlZCAgIGNhc2UgT3JnIDEfMB0GCSqGSIb3DQEJARYQbGVhZkBleGFtcGxlLmNvbTAeFw0yNjAxMDIwMzA0MDVaFw0yNjAyMDEwMzA0MDVaMFMxEjAQBgNVBAMMCVRlc3QgTGVhZjEcMBoGA1UEChMTICBNaXhlZCAgIGNhc2UgT3JnIDEfMB0GCSqGSIb3DQEJARYQbGVhZkBleGFtcGxlLmNvbTBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABHQayegJZJw3ZyOypJtLhBUGZHi4rNxiMtQSx5udOGjlfuxXLc2ExiBpRkYbJfXtqGCZdBbhlvn5OwZpj0/gerajTzBNMCwGA1UdEQQlMCOCEGxlYWYuZXhhbXBsZS5jb22BD2FsdEBleGFtcGxlLmNvbTAdBgNVHQ4EFgQU74OfChBnLaOnbOnowrNh/JhtVEUwCgYIKoZIzj0EAwIDRwAwRAIgSIB9XGqOaCHLY0wc8wqDsHox/2UMh++8l1tiyDbk88ACIAWKg1Y0uyHy9Fwq/we+4EzT0Vt6vT3u7j0NJ8BQ0dKKMSUwIwYJKoZIhvcNAQkVMRYEFF4PLIy/U0ccKF87TEqWsQk5wSzlMIIBQAYJKoZIhvcNAQcBoIIBMQSCAS0wggEpMIIBJQYLKoZIhvcNAQwKAQKgge4wgeswVgYJKoZIhvcNAQUNMEkwKAYJKoZIhvcNAQUMMBsECHxkc92Z1wXgAgEBMAwGCCqGSIb3DQIJBQAwHQYJYIZIAWUDBAEqBBBDgOBuXx3wjNGQ+Igp3+8PBIGQXWrZo6kgf8usI1lvB/Vu+za+OwlM83JDCkEM1bIXZvlqVTdQGw6lU0fLBslDpkSi9zkrEtHWzalbxKvq2x4zx0NU3hGAHFqTBZ2AWjQeoQ+zaJF+hUgr33rJXr+Z/U0D4AmReBgsnwGZrMZ2zBzt+7DNj4ZkebSPoj1DjusingW+RKUbB5WhiufCSrtRS7NqMSUwIwYJKoZIhvcNAQkVMRYEFF4PLIy/U0ccKF87TEqWsQk5wSzl")!,
     ]
 
-    /// EnvelopedData opened with the certificate seed and its key (the encrypted seeds of
-    /// `Fuzz/Corpus/profile` are made for it).
+    /// EnvelopedData opened with the certificate seed and its key, when the seed is a
+    /// recipient, as securityd opens it (the encrypted seeds of `Fuzz/Corpus/profile` are made
+    /// for it).
     static func openSeedEnvelope(_ message: Data) throws(KeychainError) -> SecretBytes {
+        guard CMSMessage.isRecipient(certificateSeed, of: message) else { throw KeychainError.decode("not for the seed") }
         let key = try AsymmetricKey(externalRepresentation: keySeed, type: .ellipticCurve, keyClass: .private)
         return try CMSMessage.decrypt(message, key: SecretBytes(key.pkcs8Representation ?? Data()), certificate: certificateSeed)
     }

@@ -40,6 +40,17 @@ public enum CMSMessage {
         return Signed(content: content, certificates: certificates)
     }
 
+    /// Whether the EnvelopedData `message` has a recipient for `certificate`.
+    public static func isRecipient(_ certificate: Data, of message: Data) -> Bool {
+        message.withUnsafeBytes { bytes in
+            certificate.withUnsafeBytes { certificateBytes in
+                trousseau_cms_is_recipient(
+                    bytes.bindMemory(to: UInt8.self).baseAddress, bytes.count,
+                    certificateBytes.bindMemory(to: UInt8.self).baseAddress, certificateBytes.count) == 1
+            }
+        }
+    }
+
     /// Decrypts EnvelopedData for `certificate`'s recipient with its private key (PKCS#8).
     ///
     /// - Throws: `errSecDecode` when `message` is not EnvelopedData or does not open with

@@ -13,9 +13,6 @@ public struct ConfigurationProfile: Sendable {
     public var displayName: String?
     public var description: String?
     public var organization: String?
-    /// `PayloadScope` ("User" or "System"), as the profile says; where it is installed is
-    /// the command's choice (`--system`).
-    public var scope: String?
     public var version: Int64
     public var removalDisallowed: Bool
     public var payloads: [ConfigurationPayload]
@@ -55,7 +52,6 @@ public struct ConfigurationProfile: Sendable {
         displayName = try fields.string("PayloadDisplayName")
         description = try fields.string("PayloadDescription")
         organization = try fields.string("PayloadOrganization")
-        scope = try fields.string("PayloadScope")
         version = try fields.number("PayloadVersion") ?? 1
         removalDisallowed = try fields.bool("PayloadRemovalDisallowed") ?? false
         signerCertificates = signers
@@ -99,8 +95,6 @@ public struct ConfigurationPayload: Sendable {
     public var identifier: String
     public var uuid: String
     public var displayName: String?
-    public var description: String?
-    public var organization: String?
     /// Every key of the payload's dictionary, the common ones included.
     public var content: [String: KeychainValue]
 
@@ -110,8 +104,6 @@ public struct ConfigurationPayload: Sendable {
         identifier = try fields.identifier()
         uuid = try fields.requiredString("PayloadUUID")
         displayName = try fields.string("PayloadDisplayName")
-        description = try fields.string("PayloadDescription")
-        organization = try fields.string("PayloadOrganization")
         self.content = content
     }
 }

@@ -80,7 +80,7 @@ public struct ProfileInstallation: Sendable {
             }
             if let eap = try fields.dictionary("EAPClientConfiguration"), let password = try eap.string("UserPassword") {
                 addPassword(
-                    service: "com.apple.network.eap.user.item.wlan.ssid.\(ssid)", account: try eap.string("UserName") ?? "", label: ssid,
+                    service: "com.apple.network.eap.user.item.profileid.\(payload.uuid)", account: try eap.string("UserName") ?? "", label: ssid,
                     description: "802.1X Password", password)
             }
         case "com.apple.vpn.managed":
@@ -132,24 +132,27 @@ public struct ProfileInstallation: Sendable {
         }
     }
 
-    /// The VPN secrets macOS keeps in the keychain, one password item each, under the
-    /// payload's UUID as service and the secret's kind as description.
+    /// The VPN secrets macOS keeps in the keychain, one password item each, named as
+    /// macOS's network configuration names them for a VPN service (the payload's UUID stands
+    /// for the service's ID): the password under the ID, the shared secret under `ID.SS`, the
+    /// XAuth password under `ID.XAUTH`, with the kinds "VPN Password", "PPP Password",
+    /// "IPSec Shared Secret" and "IPSec XAuth Password" as description.
     private mutating func addVPNPasswords(_ payload: ConfigurationPayload, _ fields: Fields) throws(KeychainError) {
-        let service = "com.apple.vpn.\(payload.uuid)"
+        let id = payload.uuid
         let label = try fields.string("UserDefinedName") ?? payload.displayName ?? payload.identifier
-        let secrets: [(section: String, key: String, account: String?, description: String)] = [
-            ("VPN", "Password", "AuthName", "VPN Password"),
-            ("PPP", "AuthPassword", "AuthName", "PPP Password"),
-            ("IPSec", "SharedSecret", nil, "IPSec Shared Secret"),
-            ("IPSec", "XAuthPassword", "XAuthName", "IPSec XAuth Password"),
-            ("IKEv2", "SharedSecret", nil, "IKEv2 Shared Secret"),
-            ("IKEv2", "AuthPassword", "AuthName", "IKEv2 Password"),
-            ("IKEv2", "Password", "AuthName", "IKEv2 Password"),
+        let secrets: [(section: String, key: String, service: String, account: String?, description: String)] = [
+            ("VPN", "Password", id, "AuthName", "VPN Password"),
+            ("PPP", "AuthPassword", id, "AuthName", "PPP Password"),
+            ("IPSec", "SharedSecret", id + ".SS", nil, "IPSec Shared Secret"),
+            ("IPSec", "XAuthPassword", id + ".XAUTH", "XAuthName", "IPSec XAuth Password"),
+            ("IKEv2", "SharedSecret", id + ".SS", nil, "IPSec Shared Secret"),
+            ("IKEv2", "AuthPassword", id, "AuthName", "VPN Password"),
+            ("IKEv2", "Password", id, "AuthName", "VPN Password"),
         ]
         for secret in secrets {
             guard let section = try fields.dictionary(secret.section), let value = try section.string(secret.key) else { continue }
             let account = try secret.account.flatMap { key throws(KeychainError) in try section.string(key) } ?? ""
-            addPassword(service: service, account: account, label: label, description: secret.description, value)
+            addPassword(service: secret.service, account: account, label: label, description: secret.description, value)
         }
     }
 

@@ -157,31 +157,35 @@ struct ProfileStore: Sendable {
         ]
     }
 
-    /// Opens EnvelopedData with the keychain's identity that is a recipient of it.
+    /// Opens EnvelopedData with the keychain's identity that is a recipient of it: the
+    /// certificates are searched for a recipient first, and only a recipient's private key
+    /// is read (a keychain's other keys are never unwrapped for a profile).
     private func decrypt(_ message: Data) throws(KeychainError) -> SecretBytes {
         let every = AccessGroups.every(own: Self.recordGroup, except: [])
-        func all(_ query: [String: KeychainValue]) -> [[String: KeychainValue]] {
+        func found(_ query: [String: KeychainValue], limit: KeychainValue) -> [[String: KeychainValue]] {
             var query = query
             query["r_Attributes"] = .bool(true)
             query["r_Data"] = .bool(true)
-            query["m_Limit"] = .string("m_LimitAll")
-            guard case .array(let found)? = try? store.copyMatching(query, caller: every) else { return [] }
-            return found.compactMap { if case .dictionary(let item) = $0 { item } else { nil } }
+            query["m_Limit"] = limit
+            switch try? store.copyMatching(query, caller: every) {
+            case .array(let items)?: return items.compactMap { if case .dictionary(let item) = $0 { item } else { nil } }
+            case .dictionary(let item)?: return [item]
+            default: return []
+            }
         }
-        let certificates = all([SecName.kSecClass: .string(SecName.kSecClassCertificate)])
-        let keys = all([SecName.kSecClass: .string(SecName.kSecClassKey), SecName.kSecAttrKeyClass: .string(SecName.kSecAttrKeyClassPrivate)])
-        for certificate in certificates {
-            guard case .data(let der)? = certificate[SecName.kSecValueData],
-                let key = keys.first(where: { $0[SecName.kSecAttrApplicationLabel] == certificate[SecName.kSecAttrPublicKeyHash] }),
-                case .data(let external)? = key[SecName.kSecValueData], let type = Self.keyType(key[SecName.kSecAttrKeyType]),
+        for certificate in found([SecName.kSecClass: .string(SecName.kSecClassCertificate)], limit: .string("m_LimitAll")) {
+            guard case .data(let der)? = certificate[SecName.kSecValueData], CMSMessage.isRecipient(der, of: message),
+                let publicKeyHash = certificate[SecName.kSecAttrPublicKeyHash]
+            else { continue }
+            let keyQuery: [String: KeychainValue] = [
+                SecName.kSecClass: .string(SecName.kSecClassKey), SecName.kSecAttrKeyClass: .string(SecName.kSecAttrKeyClassPrivate),
+                SecName.kSecAttrApplicationLabel: publicKeyHash,
+            ]
+            guard let key = found(keyQuery, limit: .number(1)).first, case .data(let external)? = key[SecName.kSecValueData],
+                let type = Self.keyType(key[SecName.kSecAttrKeyType]),
                 let pkcs8 = (try? AsymmetricKey(externalRepresentation: external, type: type, keyClass: .private))?.pkcs8Representation
             else { continue }
-            // OpenSSL picks the recipient that is this certificate, RSA or elliptic-curve; one that is not refuses.
-            do {
-                return try CMSMessage.decrypt(message, key: SecretBytes(pkcs8), certificate: der)
-            } catch where error.status == .decode {
-                continue
-            }
+            return try CMSMessage.decrypt(message, key: SecretBytes(pkcs8), certificate: der)
         }
         throw KeychainError(
             status: .itemNotFound, message: "the profile's payloads are encrypted for an identity this keychain does not hold (or it is locked)")

@@ -58,9 +58,9 @@ import Testing
                 "cert accessible=dku label=\"Profile Client\"",
                 "cert accessible=dku label=\"Profile Test Root\"",
                 "genp accessible=cku label=\"Office Net\" service=\"AirPort\" account=\"Office Net\"",
-                "genp accessible=cku label=\"Office Net\" service=\"com.apple.network.eap.user.item.wlan.ssid.Office Net\" account=\"alice\"",
-                "genp accessible=cku label=\"Office VPN\" service=\"com.apple.vpn.U-VPN\" account=\"\"",
-                "genp accessible=cku label=\"Office VPN\" service=\"com.apple.vpn.U-VPN\" account=\"bob\"",
+                "genp accessible=cku label=\"Office Net\" service=\"com.apple.network.eap.user.item.profileid.U-WIFI\" account=\"alice\"",
+                "genp accessible=cku label=\"Office VPN\" service=\"U-VPN.SS\" account=\"\"",
+                "genp accessible=cku label=\"Office VPN\" service=\"U-VPN.XAUTH\" account=\"bob\"",
                 "genp accessible=cku label=\"https://intranet.example.com\" service=\"https://intranet.example.com\" account=\"\"",
                 "keys accessible=dku label=\"client\"",
             ])
@@ -70,6 +70,11 @@ import Testing
 
         // The network password as macOS keeps it; the identity; the root anchors trust.
         #expect(try security("find-generic-password", "-s", "AirPort", "-a", "Office Net", "-w").stdout == "wifi-pass\n")
+        // macOS's kinds, by which scripts find them (`-D "AirPort network password" -a SSID`).
+        #expect(try security("find-generic-password", "-D", "AirPort network password", "-a", "Office Net", "-w").stdout == "wifi-pass\n")
+        #expect(try security("find-generic-password", "-D", "802.1X Password", "-a", "alice", "-w").stdout == "eap-pass\n")
+        #expect(try security("find-generic-password", "-D", "IPSec Shared Secret", "-s", "U-VPN.SS", "-w").stdout == "vpn-shared\n")
+        #expect(try security("find-generic-password", "-D", "IPSec XAuth Password", "-a", "bob", "-w").stdout == "vpn-xauth\n")
         #expect(try security("find-identity").stdout.contains("\"Profile Client\""))
         #expect(try security("verify-cert", "-c", fixtures + "/signer.pem").status == 0, "the root payload is an anchor")
 

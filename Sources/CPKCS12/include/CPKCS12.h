@@ -77,6 +77,10 @@ int trousseau_cms_open_signed(const uint8_t *bytes, size_t length, trousseau_cms
 
 void trousseau_cms_signed_free(trousseau_cms_signed *signed_message);
 
+/// Whether DER EnvelopedData has a recipient for `certificate` (DER): key transport
+/// (RSA) or key agreement (elliptic curves).
+int trousseau_cms_is_recipient(const uint8_t *bytes, size_t length, const uint8_t *certificate, size_t certificate_length);
+
 /// Decrypts DER EnvelopedData for the recipient `certificate` with its `key` (PKCS#8 DER).
 /// `*out` is freed (and zeroed) with `trousseau_pkcs12_free`.
 int trousseau_cms_decrypt(const uint8_t *bytes, size_t length, const uint8_t *key, size_t key_length, const uint8_t *certificate,
