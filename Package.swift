@@ -39,6 +39,8 @@ let package = Package(
         .target(name: "CPKCS12", linkerSettings: [.linkedLibrary("crypto")]),
         // logind's PrepareForSleep through Debian's libsystemd (sd-bus), for securityd only.
         .target(name: "CLoginManager", linkerSettings: [.linkedLibrary("systemd")]),
+        // The Secret Service's bus connection through the same sd-bus, for securityd only.
+        .target(name: "CSecretBus", linkerSettings: [.linkedLibrary("systemd")]),
         .target(name: "KeychainSystem", dependencies: ["KeychainModel"], swiftSettings: testHooks),
         // Called from the main of each process that holds keys. Apart from the system layer:
         // it needs a C shim, and nothing a client links may (swift-certificates imports
@@ -126,12 +128,13 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        // The freedesktop Secret Service front end (issue 23, under way): so far its session
-        // algorithms (Diffie-Hellman through CPKCS12's libcrypto, HKDF and AES-CBC from swift-crypto).
+        // The freedesktop Secret Service: securityd's D-Bus front end (sd-bus through CSecretBus),
+        // its session algorithms (Diffie-Hellman through CPKCS12's libcrypto, HKDF and AES-CBC
+        // from swift-crypto), callers' scopes, over the store's Secret Service items.
         .target(
             name: "SecretService",
             dependencies: [
-                "CPKCS12", "KeychainModel",
+                "CPKCS12", "CSecretBus", "KeychainModel", "KeychainStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
@@ -139,7 +142,7 @@ let package = Package(
         .target(
             name: "KeychainServer",
             dependencies: [
-                "CSystemShims", "CLoginManager", "CodeSigning", "KeychainCertificates", "KeychainKeys", "KeychainPKCS12", "KeychainProfiles",
+                "CSystemShims", "CLoginManager", "CodeSigning", "SecretService", "KeychainCertificates", "KeychainKeys", "KeychainPKCS12", "KeychainProfiles",
                 "KeychainModel", "KeychainCrypto", "KeychainStore",
                 "KeychainSystem", "KeychainProtocol", "Enclave", "EnclaveProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -95,6 +95,8 @@ extension ItemSchema {
             passwordAttributes + [
                 AttributeDescriptor(SecName.kSecAttrService, .string, primaryKey: true),
                 AttributeDescriptor(SecName.kSecAttrGeneric, .data),
+                // A Secret Service item's attributes and content type (SecretServiceItem).
+                AttributeDescriptor(SecretServiceItem.attributeName, .data, access: .internal),
             ]
         )
     )

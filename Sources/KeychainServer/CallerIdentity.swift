@@ -102,6 +102,20 @@ public final class CallerIdentification: Sendable {
         return Caller(pid: pid, uid: uid, executable: executable, code: code, role: .application, accessGroups: AccessGroups(groups))
     }
 
+    /// The entitled access groups of process `pid` when it runs a signed executable that
+    /// nothing tampers with, else nil: how the Secret Service tells a signed app (a D-Bus
+    /// peer, already checked to be the user's) from the host's other programs.
+    public func signedAccessGroups(pid: Int32) -> [String]? {
+        let exe = open("/proc/\(pid)/exe", O_RDONLY | O_CLOEXEC)
+        guard exe >= 0 else { return nil }
+        defer { close(exe) }
+        guard case .signed(let signed)? = try? signatures.identity(ofExecutable: exe),
+            ProcessInspection.tampering(pid: pid) == nil
+        else { return nil }
+        let groups = signed.entitlements.accessGroups
+        return groups.isEmpty ? nil : groups
+    }
+
     /// Whether the open file `fd` is the file at `path` (same device and inode).
     private static func isFile(_ fd: Int32, at path: String) -> Bool {
         var open = stat()

@@ -19,6 +19,14 @@ enum StoreSchema {
                 }
             }
         }
+        migrator.registerMigration("v3 secret service attribute tokens") { db in
+            // One row per attribute of a Secret Service item (its keyed token), and the
+            // marker every such item carries: equality searches on any attributes are index
+            // lookups. Rows go with their item, whichever way it is deleted.
+            try db.execute(sql: "CREATE TABLE genp_attribute (token INTEGER NOT NULL, item INTEGER NOT NULL, PRIMARY KEY (token, item)) WITHOUT ROWID")
+            try db.execute(sql: "CREATE INDEX genp_attribute_item ON genp_attribute(item)")
+            try db.execute(sql: "CREATE TRIGGER genp_attribute_delete AFTER DELETE ON genp BEGIN DELETE FROM genp_attribute WHERE item = old.rowid; END")
+        }
         return migrator
     }
 

@@ -15,6 +15,7 @@ import Glibc
 
 // securityd [--home DIR] [--print-socket]: one per keychain (KEYCHAIN_HOME). Clients start it on demand; a second
 // instance finds the daemon lock taken and exits at once.
+// securityd --secret-service [--home DIR]: also org.freedesktop.secrets on the session bus (DBUS_SESSION_BUS_ADDRESS).
 // securityd --system [--home DIR] [--socket PATH]: the System keychain (KeychainPaths.system), run by root
 // from the system unit; its socket is open to every user and SystemKeychainPolicy decides by uid.
 //
@@ -48,6 +49,9 @@ func option(_ name: String) -> String? {
     arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
 }
 let system = arguments.contains("--system")
+// `--secret-service`: also the freedesktop Secret Service on the session bus (what the D-Bus
+// activation file and the user unit start); never idle while the bus lasts.
+let secretService = arguments.contains("--secret-service") && !system
 let paths: KeychainPaths
 if system {
     let defaults = KeychainPaths.system(environment)
@@ -135,12 +139,18 @@ do {
     let idleSeconds = environment["TROUSSEAU_SECURITYD_IDLE_SECONDS"].flatMap { Int($0) } ?? (system && !socketActivated ? 0 : 600)
     let dispatcher = try RequestDispatcher(
         store: store, enclave: enclave, home: paths.home, adminTrustSettings: adminTrustSettings, scope: system ? .system(owner: geteuid()) : .user)
+    let identification = CallerIdentification(
+        rootDirectories: [DeveloperRoots.userDirectory(home: paths.home), DeveloperRoots.systemDirectory],
+        securityTool: InstallationLayout.securityTool(), admitsOtherUsers: system)
     let daemon = SecurityDaemon(
-        listener: listener, dispatcher: dispatcher,
-        identification: CallerIdentification(
-            rootDirectories: [DeveloperRoots.userDirectory(home: paths.home), DeveloperRoots.systemDirectory],
-            securityTool: InstallationLayout.securityTool(), admitsOtherUsers: system),
-        idleExit: idleSeconds > 0 ? .seconds(idleSeconds) : nil)
+        listener: listener, dispatcher: dispatcher, identification: identification,
+        idleExit: idleSeconds > 0 && !secretService ? .seconds(idleSeconds) : nil)
+    if secretService {
+        // Serves as long as the session bus does; its end ends the daemon.
+        SecretServiceFrontEnd.start(store: store, identification: identification, address: nil) { reason in
+            daemon.stop(reason: reason)
+        }
+    }
 
     stopSignals.attach(daemon)
     // A user's keychains set to lock on sleep do (the System keychain has no password to ask).

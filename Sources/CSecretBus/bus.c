@@ -1,0 +1,69 @@
+// The Secret Service's D-Bus connection: the helpers around sd-bus that Swift cannot express.
+#include "CSecretBus.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int trousseau_bus_open(const char *address, sd_bus **bus) {
+    if (address == NULL) return sd_bus_open_user(bus);
+    int r = sd_bus_new(bus);
+    if (r < 0) return r;
+    if ((r = sd_bus_set_address(*bus, address)) < 0 || (r = sd_bus_set_bus_client(*bus, 1)) < 0 || (r = sd_bus_start(*bus)) < 0) {
+        *bus = sd_bus_unref(*bus);
+        return r;
+    }
+    return 0;
+}
+
+int trousseau_bus_reply_error(sd_bus_message *call, const char *name, const char *message) {
+    sd_bus_error error = SD_BUS_ERROR_MAKE_CONST(name, message);
+    return sd_bus_reply_method_error(call, &error);
+}
+
+int trousseau_bus_run(sd_bus *bus, volatile int *stop) {
+    while (!*stop) {
+        int r = sd_bus_process(bus, NULL);
+        if (r < 0) return r;
+        if (r > 0) continue;
+        // A bounded wait, so that a stop request is noticed within a second.
+        r = sd_bus_wait(bus, 1000000);
+        if (r < 0 && r != -EINTR) return r;
+    }
+    return 0;
+}
+
+const char *trousseau_bus_error_name(sd_bus_message *message) {
+    const sd_bus_error *error = sd_bus_message_get_error(message);
+    return error ? error->name : NULL;
+}
+
+int trousseau_bus_peer(sd_bus *bus, const char *name, int *pid, unsigned *uid) {
+    sd_bus_creds *creds = NULL;
+    // The bus reports the peer's effective uid (SO_PEERCRED's) as UnixUserID.
+    int r = sd_bus_get_name_creds(bus, name, SD_BUS_CREDS_PID | SD_BUS_CREDS_EUID, &creds);
+    if (r < 0) return r;
+    pid_t p = 0;
+    uid_t u = 0;
+    if ((r = sd_bus_creds_get_pid(creds, &p)) >= 0) r = sd_bus_creds_get_euid(creds, &u);
+    sd_bus_creds_unref(creds);
+    if (r < 0) return r;
+    *pid = (int)p;
+    *uid = (unsigned)u;
+    return 0;
+}
+
+int trousseau_pidfd_open(int pid) {
+    long fd = syscall(SYS_pidfd_open, (pid_t)pid, 0);
+    return fd < 0 ? -errno : (int)fd;
+}
+
+int trousseau_pidfd_alive(int pidfd) {
+    // A pidfd polls readable once its process has exited.
+    struct pollfd p = {.fd = pidfd, .events = POLLIN};
+    int r = poll(&p, 1, 0);
+    if (r < 0) return -errno;
+    return r == 0 ? 1 : 0;
+}

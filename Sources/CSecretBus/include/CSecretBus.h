@@ -1,0 +1,33 @@
+#ifndef TROUSSEAU_CSECRETBUS_H
+#define TROUSSEAU_CSECRETBUS_H
+
+// The Secret Service's D-Bus connection through libsystemd's sd-bus (Debian's libsystemd0):
+// sd-bus itself, and the few helpers Swift cannot call directly (sd-bus's variadic readers
+// and its error macros). securityd only.
+#include <systemd/sd-bus.h>
+
+/// Connects to the session bus (or to `address` when not NULL) as a bus client.
+/// Returns 0 or a negative errno.
+int trousseau_bus_open(const char *address, sd_bus **bus);
+
+/// Replies to `call` with the D-Bus error `name` and a human-readable `message`.
+int trousseau_bus_reply_error(sd_bus_message *call, const char *name, const char *message);
+
+/// Processes messages until the connection ends (the bus went away) or `*stop` becomes
+/// non-zero. Returns the negative errno that ended it, or 0 when stopped.
+int trousseau_bus_run(sd_bus *bus, volatile int *stop);
+
+/// The error name and message of a method-error message, or NULL.
+const char *trousseau_bus_error_name(sd_bus_message *message);
+
+/// The process id and user id of the bus connection `name`, as the bus recorded them when
+/// it connected (GetConnectionCredentials). Returns 0 or a negative errno.
+int trousseau_bus_peer(sd_bus *bus, const char *name, int *pid, unsigned *uid);
+
+/// A pidfd for `pid` (pidfd_open), or a negative errno.
+int trousseau_pidfd_open(int pid);
+
+/// Whether the process behind `pidfd` is still running: 1, 0, or a negative errno.
+int trousseau_pidfd_alive(int pidfd);
+
+#endif

@@ -1,0 +1,223 @@
+import FoundationEssentials
+import GRDB
+import KeychainModel
+
+/// The freedesktop Secret Service's items: generic passwords of one access group (the
+/// caller's scope) whose arbitrary attributes are found through keyed tokens in
+/// `genp_attribute` — one row per attribute, indexed — so an equality search reads and
+/// decrypts only the rows that carry every token it asks for.
+extension KeychainStore {
+    /// The protection class of every Secret Service item: usable from the first unlock after
+    /// boot until the machine restarts, as a login keyring is for the session.
+    public static let secretServiceProtection = ProtectionClass.afterFirstUnlock
+
+    /// The token every Secret Service item carries, so that a search with no attributes
+    /// (all of a scope's items) is an index lookup too.
+    private var secretServiceMarker: Int64 {
+        blindIndex.token(.genericPassword, attribute: "secret-service", value: .string(""))
+    }
+
+    private func attributeToken(_ name: String, _ value: String) -> Int64 {
+        var pair = ByteWriter()
+        pair.appendLengthPrefixed(name)
+        pair.appendLengthPrefixed(value)
+        return blindIndex.token(.genericPassword, attribute: "secret-service attribute", value: .data(pair.data))
+    }
+
+    /// Whether Secret Service items cannot be read now (the keychain has not been unlocked
+    /// since the machine started).
+    public func secretServiceIsLocked() -> Bool {
+        do {
+            _ = try keybag.metadataKey(for: Self.secretServiceProtection)
+            return false
+        } catch {
+            return true
+        }
+    }
+
+    /// The items of `groups` whose attributes include every pair of `attributes`, in the
+    /// order they were created. Rows that are damaged are left out.
+    public func secretServiceItems(in groups: [String], matching attributes: [String: String]) throws -> [SecretServiceItem] {
+        guard !groups.isEmpty else { return [] }
+        let keys = OperationKeys(keybag)
+        return try readStatement { db in
+            try candidates(in: groups, matching: attributes, id: nil, db: db).compactMap { stored in
+                try? secretServiceItem(stored, keys: keys, matching: attributes)
+            }
+        }
+    }
+
+    /// The item `id` of one of `groups`, or nil.
+    public func secretServiceItem(id: String, in groups: [String]) throws -> SecretServiceItem? {
+        try secretServiceRow(id: id, in: groups).map { $0.1 }
+    }
+
+    /// The secret of item `id` of one of `groups`.
+    ///
+    /// - Throws: `errSecItemNotFound` when there is none, the keybag's error when locked.
+    public func secretServiceSecret(id: String, in groups: [String]) throws -> (SecretBytes, SecretServiceItem) {
+        guard let (stored, item) = try secretServiceRow(id: id, in: groups) else { throw KeychainError.itemNotFound }
+        let (secret, _) = try openSecret(stored)
+        return (secret ?? SecretBytes([]), item)
+    }
+
+    /// Stores a new item in `group`, or with `replace` overwrites the label, secret and
+    /// content type of the first item there whose attributes are exactly `attributes`
+    /// (the Secret Service's `CreateItem`).
+    ///
+    /// - Returns: the item, and whether it is new.
+    public func createSecretServiceItem(
+        in group: String, label: String, attributes: [String: String], secret: SecretBytes, contentType: String, replace: Bool
+    ) throws -> (SecretServiceItem, created: Bool) {
+        try Self.checkSecretServiceAttributes(attributes)
+        let keys = OperationKeys(keybag)
+        if replace, let existing = try secretServiceItems(in: [group], matching: attributes).first(where: { $0.attributes == attributes }) {
+            let updated = try updateSecretServiceItem(
+                id: existing.id, in: [group], label: label, attributes: nil, secret: secret, contentType: contentType)
+            return (updated, false)
+        }
+        let now = Date()
+        let item = SecretServiceItem(
+            id: SecretServiceItem.newID(), label: label, attributes: attributes, contentType: contentType,
+            created: now, modified: now, accessGroup: group)
+        let stored = keychainItem(item, secret: secret)
+        let sealed = try seal(stored, keys: keys)
+        try write { db in
+            try claimPrimaryKey(sealed.identity.primaryKeyToken, of: .genericPassword, excluding: nil, in: db)
+            try insert(sealed, in: db)
+            try writeAttributeTokens(of: db.lastInsertedRowID, attributes, in: db)
+        }
+        return (item, true)
+    }
+
+    /// Changes an item's label, attributes or secret (each when given), and its modification date.
+    ///
+    /// - Throws: `errSecItemNotFound` when `id` is not an item of `groups`.
+    @discardableResult
+    public func updateSecretServiceItem(
+        id: String, in groups: [String], label: String? = nil, attributes: [String: String]? = nil,
+        secret newSecret: SecretBytes? = nil, contentType: String? = nil
+    ) throws -> SecretServiceItem {
+        if let attributes { try Self.checkSecretServiceAttributes(attributes) }
+        let keys = OperationKeys(keybag)
+        guard let (stored, current) = try secretServiceRow(id: id, in: groups) else { throw KeychainError.itemNotFound }
+        var item = current
+        if let label { item.label = label }
+        if let attributes { item.attributes = attributes }
+        if let contentType { item.contentType = contentType }
+        item.modified = Date()
+        let secret: SecretBytes
+        if let newSecret {
+            secret = newSecret
+        } else {
+            secret = try openSecret(stored).0 ?? SecretBytes([])
+        }
+        var keychainItem = keychainItem(item, secret: secret)
+        keychainItem.persistentReference = PersistentReference(itemClass: .genericPassword, uuid: stored.identity.uuid)
+        let sealed = try seal(keychainItem, keys: keys)
+        try write { db in
+            try claimPrimaryKey(sealed.identity.primaryKeyToken, of: .genericPassword, excluding: stored.rowID, in: db)
+            try replace(rowID: stored.rowID, with: sealed, in: db)
+            try statements.statement("DELETE FROM genp_attribute WHERE item = ?", in: db).execute(arguments: [stored.rowID])
+            try writeAttributeTokens(of: stored.rowID, item.attributes, in: db)
+        }
+        return item
+    }
+
+    /// Deletes item `id` of one of `groups`.
+    ///
+    /// - Throws: `errSecItemNotFound` when there is none.
+    public func deleteSecretServiceItem(id: String, in groups: [String]) throws {
+        guard let (stored, _) = try secretServiceRow(id: id, in: groups) else { throw KeychainError.itemNotFound }
+        // The trigger on genp removes the row's attribute tokens.
+        try write { db in try deleteRow(stored.rowID, of: .genericPassword, in: db) }
+    }
+
+    // MARK: - Rows
+
+    private func secretServiceRow(id: String, in groups: [String]) throws -> (StoredRow, SecretServiceItem)? {
+        guard SecretServiceItem.isValidID(id), !groups.isEmpty else { return nil }
+        let keys = OperationKeys(keybag)
+        return try readStatement { db in
+            for stored in try candidates(in: groups, matching: [:], id: id, db: db) {
+                if let item = try? secretServiceItem(stored, keys: keys, matching: [:]), item.id == id {
+                    return (stored, item)
+                }
+            }
+            return nil
+        }
+    }
+
+    /// Rows of `groups` carrying the marker and every attribute's token (and the account
+    /// token of `id`): the index answers, nothing is decrypted.
+    private func candidates(in groups: [String], matching attributes: [String: String], id: String?, db: Database) throws -> [StoredRow] {
+        var clauses = ["agrp IN (\(databaseQuestionMarks(count: groups.count)))", "tomb = 0"]
+        var arguments: [any DatabaseValueConvertible] = groups
+        if let id {
+            clauses.append("\(ItemTable.tokenColumn(SecName.kSecAttrAccount)) = ?")
+            arguments.append(blindIndex.token(.genericPassword, attribute: SecName.kSecAttrAccount, value: .string(id)))
+        }
+        let tokens = [secretServiceMarker] + attributes.sorted(by: { $0.key < $1.key }).map { attributeToken($0.key, $0.value) }
+        for token in tokens {
+            clauses.append("rowid IN (SELECT item FROM genp_attribute WHERE token = ?)")
+            arguments.append(token)
+        }
+        let sql = "SELECT \(StoredRow.columns) FROM genp WHERE \(clauses.joined(separator: " AND ")) ORDER BY rowid"
+        return try Row.fetchAll(statements.statement(sql, in: db), arguments: StatementArguments(arguments)).map {
+            try StoredRow($0, itemClass: .genericPassword)
+        }
+    }
+
+    /// A row's item, confirmed to carry `attributes` (tokens are 64 bits: a collision is
+    /// possible, if unlikely).
+    private func secretServiceItem(_ stored: StoredRow, keys: OperationKeys, matching attributes: [String: String]) throws -> SecretServiceItem? {
+        let item = try openMetadata(stored, keys: keys)
+        guard case .data(let blob)? = item.attributes[SecretServiceItem.attributeName],
+            case .string(let id)? = item.attributes[SecName.kSecAttrAccount]
+        else { return nil }
+        let (itemAttributes, contentType) = try SecretServiceItem.decode(blob)
+        guard attributes.allSatisfy({ itemAttributes[$0.key] == $0.value }) else { return nil }
+        let label = item.attributes[SecName.kSecAttrLabel]?.stringValue ?? ""
+        return SecretServiceItem(
+            id: id, label: label, attributes: itemAttributes, contentType: contentType,
+            created: item.attributes[ItemSchema.Name.creationDate]?.dateValue ?? Date(timeIntervalSince1970: 0),
+            modified: item.attributes[ItemSchema.Name.modificationDate]?.dateValue ?? Date(timeIntervalSince1970: 0),
+            accessGroup: stored.identity.accessGroup)
+    }
+
+    /// The generic password that keeps `item`: the account is its id, the service and label
+    /// its label (so `security find-generic-password -s LABEL -w` reads it).
+    private func keychainItem(_ item: SecretServiceItem, secret: SecretBytes) -> KeychainItem {
+        let attributes: [String: KeychainValue] = [
+            SecName.kSecAttrAccount: .string(item.id),
+            SecName.kSecAttrService: .string(item.label),
+            SecName.kSecAttrLabel: .string(item.label),
+            SecretServiceItem.attributeName: .data(SecretServiceItem.encode(attributes: item.attributes, contentType: item.contentType)),
+            ItemSchema.Name.creationDate: .date(item.created),
+            ItemSchema.Name.modificationDate: .date(item.modified),
+        ]
+        return KeychainItem(
+            itemClass: .genericPassword, attributes: attributes, accessGroup: item.accessGroup,
+            protection: Self.secretServiceProtection, synchronizable: false, tombstone: false,
+            persistentReference: PersistentReference(itemClass: .genericPassword, uuid: UUID()),
+            data: secret)
+    }
+
+    private func writeAttributeTokens(of rowID: Int64, _ attributes: [String: String], in db: Database) throws {
+        let insert = try statements.statement("INSERT OR IGNORE INTO genp_attribute (token, item) VALUES (?, ?)", in: db)
+        try insert.execute(arguments: [secretServiceMarker, rowID])
+        for (name, value) in attributes {
+            try insert.execute(arguments: [attributeToken(name, value), rowID])
+        }
+    }
+
+    private static func checkSecretServiceAttributes(_ attributes: [String: String]) throws {
+        guard attributes.count <= SecretServiceItem.maximumAttributeCount else {
+            throw KeychainError.param("an item may have at most \(SecretServiceItem.maximumAttributeCount) attributes")
+        }
+        for (name, value) in attributes
+        where name.utf8.count > SecretServiceItem.maximumAttributeSize || value.utf8.count > SecretServiceItem.maximumAttributeSize {
+            throw KeychainError.param("an attribute's name or value is longer than \(SecretServiceItem.maximumAttributeSize) bytes")
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import KeychainTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Debian's real Secret Service clients against securityd on a private session bus, started
+/// by D-Bus activation: secret-tool (libsecret), python keyring, secretstorage with both
+/// session algorithms, and Chromium's own call sequence.
+@Suite(
+    .enabled(
+        if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon")
+            && FileManager.default.isExecutableFile(atPath: "/usr/bin/secret-tool"),
+        "needs dbus-daemon and secret-tool (scripts/install-deps)"))
+struct SecretServiceClientTests {
+    @Test func secretToolStoresLooksUpSearchesAndClears() throws {
+        let bus = try SessionBus()
+        let stored = try bus.secretTool("store", "--label=Demo account", "service", "demo", "user", "alice", input: "s3cret ü")
+        #expect(stored.status == 0, "\(stored.stderr) \(bus.keychain.logText)")
+        let found = try bus.secretTool("lookup", "service", "demo", "user", "alice")
+        #expect(found.status == 0 && found.stdout == "s3cret ü", "\(found.stderr)")
+
+        // A second store with the same attributes replaces (libsecret sends replace=true).
+        #expect(try bus.secretTool("store", "--label=Demo account", "service", "demo", "user", "alice", input: "newer").status == 0)
+        #expect(try bus.secretTool("lookup", "service", "demo", "user", "alice").stdout == "newer")
+        #expect(try bus.secretTool("store", "--label=Other", "service", "demo", "user", "bob", input: "b").status == 0)
+
+        let listed = try bus.secretTool("search", "--all", "service", "demo")
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.contains("label = Demo account") && listed.stdout.contains("secret = newer"))
+        // secret-tool prints the attributes on standard error, and each item's last path element.
+        #expect(listed.stderr.contains("attribute.user = alice") && listed.stderr.contains("attribute.user = bob"))
+        #expect(listed.stdout.components(separatedBy: "label = ").count == 3, "two items: \(listed.stdout)")
+
+        // Equality on every attribute given: a value no item has finds nothing.
+        #expect(try bus.secretTool("lookup", "service", "demo", "user", "carol").status != 0)
+        #expect(try bus.secretTool("lookup", "service", "demo").status == 0)
+
+        // The same item, through the keychain's own tool: the service is the label.
+        let viaSecurity = try bus.security("find-generic-password", "-s", "Demo account", "-w")
+        #expect(viaSecurity.status == 0 && viaSecurity.stdout == "newer\n", "\(viaSecurity.stderr)")
+
+        #expect(try bus.secretTool("clear", "service", "demo", "user", "alice").status == 0)
+        #expect(try bus.secretTool("lookup", "service", "demo", "user", "alice").status != 0)
+        #expect(try bus.secretTool("lookup", "service", "demo", "user", "bob").stdout == "b")
+    }
+
+    @Test func pythonKeyringSetsGetsAndDeletes() throws {
+        let bus = try SessionBus()
+        let script = """
+            import keyring
+            print(type(keyring.get_keyring()).__module__)
+            keyring.set_password('mail.example', 'bob', 'pw one')
+            print(keyring.get_password('mail.example', 'bob'))
+            keyring.set_password('mail.example', 'bob', 'pw two')
+            print(keyring.get_password('mail.example', 'bob'))
+            keyring.delete_password('mail.example', 'bob')
+            print(keyring.get_password('mail.example', 'bob'))
+            """
+        let result = try bus.python(script)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "keyring.backends.SecretService\npw one\npw two\nNone\n", "\(result.stderr)")
+    }
+
+    @Test func secretstorageWithBothSessionAlgorithms() throws {
+        let bus = try SessionBus()
+        // secretstorage opens the DH session; with its algorithm name changed to one the
+        // service refuses (NotSupported), it falls back to plain — as libsecret does.
+        let script = """
+            import sys, secretstorage, secretstorage.util as util
+            if sys.argv[1] == 'plain':
+                util.ALGORITHM_DH = 'dh-unknown'
+            conn = secretstorage.dbus_init()
+            collection = secretstorage.get_default_collection(conn)
+            assert not collection.is_locked()
+            item = collection.create_item('Item ' + sys.argv[1], {'kind': sys.argv[1], 'n': '1'}, b'secret \\x00\\xff ' + sys.argv[1].encode(), replace=False)
+            assert item.get_attributes() == {'kind': sys.argv[1], 'n': '1'}, item.get_attributes()
+            print(util.ALGORITHM_DH == 'dh-unknown', item.session.encrypted)
+            [found] = list(collection.search_items({'kind': sys.argv[1]}))
+            assert found.get_secret() == b'secret \\x00\\xff ' + sys.argv[1].encode()
+            found.set_label('Renamed')
+            found.set_attributes({'kind': sys.argv[1], 'n': '2'})
+            found.set_secret(b'changed')
+            [again] = list(collection.search_items({'n': '2', 'kind': sys.argv[1]}))
+            assert again.get_label() == 'Renamed' and again.get_secret() == b'changed'
+            assert list(collection.search_items({'n': '1', 'kind': sys.argv[1]})) == []
+            assert again.get_created() <= again.get_modified()
+            again.delete()
+            assert list(collection.search_items({'kind': sys.argv[1]})) == []
+            """
+        let dh = try bus.python(script, ["dh"])
+        #expect(dh.status == 0 && dh.stdout == "False True\n", "\(dh.stdout) \(dh.stderr)")
+        let plain = try bus.python(script, ["plain"])
+        #expect(plain.status == 0 && plain.stdout == "True False\n", "\(plain.stdout) \(plain.stderr)")
+    }
+
+    @Test func chromiumsCallSequenceStoresItsKeyOnceAndFindsItAgain() throws {
+        let bus = try SessionBus()
+        let first = try bus.python("import client; client.chromium('chromium')")
+        #expect(first.status == 0 && first.stdout.hasPrefix("created "), "\(first.stderr)")
+        let second = try bus.python("import client; client.chromium('chromium')")
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stdout == "found " + first.stdout.dropFirst("created ".count), "the same key, not another")
+        // Chrome's item is another application's: Chromium does not see it, and makes its own.
+        let chrome = try bus.python("import client; client.chromium('chrome')")
+        #expect(chrome.stdout.hasPrefix("created "), "\(chrome.stderr)")
+        let viaSecurity = try bus.security("find-generic-password", "-s", "Chromium Safe Storage", "-w")
+        #expect(viaSecurity.status == 0, "\(viaSecurity.stderr)")
+    }
+}

@@ -1,0 +1,92 @@
+/// The Python side of the Secret Service tests: raw calls through jeepney (the D-Bus library
+/// secretstorage itself uses), so a test can send exactly what a client sends — or what no
+/// client should.
+enum SecretServiceClients {
+    static let python = #"""
+        import base64, os, sys
+        from jeepney import new_method_call, DBusAddress, MessageType, HeaderFields, MatchRule
+        from jeepney.io.blocking import open_dbus_connection
+        from jeepney.bus_messages import message_bus
+
+        NAME = 'org.freedesktop.secrets'
+        ROOT = '/org/freedesktop/secrets'
+        SVC = 'org.freedesktop.Secret.Service'
+        COLL = 'org.freedesktop.Secret.Collection'
+        ITEM = 'org.freedesktop.Secret.Item'
+        SESS = 'org.freedesktop.Secret.Session'
+        PROMPT = 'org.freedesktop.Secret.Prompt'
+        PROPS = 'org.freedesktop.DBus.Properties'
+        LOGIN = ROOT + '/collection/login'
+        ALIAS = ROOT + '/aliases/default'
+
+        def connect():
+            return open_dbus_connection(bus='SESSION')
+
+        def call(conn, path, interface, member, signature=None, body=()):
+            message = new_method_call(DBusAddress(path, bus_name=NAME, interface=interface), member, signature, body)
+            reply = conn.send_and_get_reply(message, timeout=20)
+            if reply.header.message_type == MessageType.error:
+                return ('error', reply.header.fields[HeaderFields.error_name], reply.body)
+            return ('ok', reply.body)
+
+        def ok(result):
+            assert result[0] == 'ok', result
+            return result[1]
+
+        def error(result):
+            assert result[0] == 'error', result
+            return result[1]
+
+        def open_plain(conn):
+            return ok(call(conn, ROOT, SVC, 'OpenSession', 'sv', ('plain', ('s', ''))))[1]
+
+        def open_dh(conn):
+            from secretstorage.dhcrypto import Session, int_to_bytes
+            session = Session()
+            output, path = ok(call(conn, ROOT, SVC, 'OpenSession', 'sv',
+                                   ('dh-ietf1024-sha256-aes128-cbc-pkcs7', ('ay', int_to_bytes(session.my_public_key)))))
+            session.set_server_public_key(int.from_bytes(output[1], 'big'))
+            return path, session.aes_key
+
+        def encrypt(key, plaintext, iv=None):
+            from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+            iv = iv or os.urandom(16)
+            pad = 16 - len(plaintext) % 16
+            encryptor = Cipher(algorithms.AES(key), modes.CBC(iv)).encryptor()
+            return iv, encryptor.update(plaintext + bytes([pad]) * pad) + encryptor.finalize()
+
+        def create(conn, session, label, attributes, secret, replace=True, parameters=b''):
+            properties = {ITEM + '.Label': ('s', label), ITEM + '.Attributes': ('a{ss}', attributes)}
+            return call(conn, LOGIN, COLL, 'CreateItem', 'a{sv}(oayays)b',
+                        (properties, (session, parameters, secret, 'text/plain'), replace))
+
+        def chromium(application):
+            """Chromium's own Secret Service client (components/os_crypt/async/browser/
+            freedesktop_secret_key_provider.cc), call for call."""
+            conn = connect()
+            collection = ok(call(conn, ROOT, SVC, 'ReadAlias', 's', ('default',)))[0]
+            if collection == '/':
+                collection = ok(call(conn, ROOT, SVC, 'CreateCollection', 'a{sv}s',
+                                     ({COLL + '.Label': ('s', 'Default Keyring')}, 'default')))[0]
+            ok(call(conn, collection, PROPS, 'Get', 'ss', (COLL, 'Label')))
+            unlocked, prompt = ok(call(conn, ROOT, SVC, 'Unlock', 'ao', ([collection],)))
+            assert unlocked == [collection] and prompt == '/', (unlocked, prompt)
+            session = open_plain(conn)
+            items = ok(call(conn, collection, COLL, 'SearchItems', 'a{ss}', ({'application': application},)))[0]
+            if items:
+                secret = ok(call(conn, items[0], ITEM, 'GetSecret', 'o', (session,)))[0]
+                assert secret[0] == session and secret[3] == 'text/plain', secret
+                result = 'found ' + bytes(secret[2]).decode()
+            else:
+                key = base64.b64encode(os.urandom(16)).decode()
+                properties = {ITEM + '.Label': ('s', 'Chromium Safe Storage'),
+                              ITEM + '.Attributes': ('a{ss}', {'application': application,
+                                                              'xdg:schema': 'chrome_libsecret_os_crypt_password_v2'})}
+                item, prompt = ok(call(conn, collection, COLL, 'CreateItem', 'a{sv}(oayays)b',
+                                       (properties, (session, b'', key.encode(), 'text/plain'), False)))
+                assert prompt == '/' and item.startswith(LOGIN + '/'), (item, prompt)
+                result = 'created ' + key
+            ok(call(conn, session, SESS, 'Close'))
+            print(result)
+        """#
+}

@@ -1,0 +1,102 @@
+import Foundation
+import KeychainTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A private session bus (a real dbus-daemon) whose one activatable service is
+/// `org.freedesktop.secrets`: securityd `--secret-service` for a temporary keychain, started
+/// by the bus on the first client's call, as the activation file installs it.
+final class SessionBus: @unchecked Sendable {
+    // @unchecked: immutable after init.
+    let keychain: DaemonKeychain
+    let address: String
+    private let busDaemon: pid_t
+
+    var directory: String { keychain.directory }
+
+    init() throws {
+        keychain = try DaemonKeychain()
+        let directory = keychain.directory
+        try FileManager.default.createDirectory(atPath: directory + "/services", withIntermediateDirectories: true)
+        let configuration = """
+            <busconfig>
+              <type>session</type>
+              <listen>unix:path=\(directory)/bus</listen>
+              <auth>EXTERNAL</auth>
+              <servicedir>\(directory)/services</servicedir>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/>
+              </policy>
+            </busconfig>
+            """
+        try configuration.write(toFile: directory + "/session.conf", atomically: true, encoding: .utf8)
+        let activation = """
+            [D-BUS Service]
+            Name=org.freedesktop.secrets
+            Exec=\(DaemonKeychain.daemonExecutable) --secret-service --home \(keychain.home)
+
+            """
+        try activation.write(toFile: directory + "/services/org.freedesktop.secrets.service", atomically: true, encoding: .utf8)
+        address = "unix:path=" + directory + "/bus"
+        // Activated services get the bus's environment: the test variables, the daemon's log,
+        // and this process's XDG_RUNTIME_DIR (so `security` finds the same daemon's socket).
+        var environment = keychain.environment
+        environment["PATH"] = "/usr/bin:/bin"
+        if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] { environment["XDG_RUNTIME_DIR"] = runtime }
+        // Started by Python with every other descriptor closed (dbus-daemon keeps what it
+        // inherits; our output pipe held open would never reach its end), in a session of its own.
+        let started = try CommandRunner.run(
+            executable: "/usr/bin/python3",
+            [
+                "-c",
+                "import subprocess, sys; print(subprocess.Popen(['dbus-daemon', '--nofork', '--nopidfile', '--config-file=' + sys.argv[1]], "
+                    + "stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True, start_new_session=True).pid)",
+                directory + "/session.conf",
+            ],
+            environment: environment, clearing: true)
+        busDaemon = try #require(pid_t(started.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(started.stderr)")
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: directory + "/bus") { usleep(10_000) }
+    }
+
+    deinit {
+        stopBus()
+    }
+
+    /// Ends the bus (as a session's end does).
+    func stopBus() {
+        kill(busDaemon, SIGKILL)  // it inherits our blocked signals, SIGTERM among them
+        var status: Int32 = 0
+        _ = waitpid(busDaemon, &status, WNOHANG)
+    }
+
+    /// The environment of a client on this bus.
+    var clientEnvironment: [String: String] {
+        ["DBUS_SESSION_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin", "HOME": directory, "LANG": "C.UTF-8"]
+    }
+
+    /// Runs Debian's `secret-tool`.
+    func secretTool(_ arguments: String..., input: String = "") throws -> CommandResult {
+        try CommandRunner.run(executable: "/usr/bin/secret-tool", arguments, environment: clientEnvironment, input: input, clearing: true)
+    }
+
+    /// Runs a Python program (Debian's python, where keyring, secretstorage and jeepney are)
+    /// with `SecretServiceClients.python` importable as `client`.
+    func python(_ script: String, _ arguments: [String] = []) throws -> CommandResult {
+        let helper = directory + "/client.py"
+        if !FileManager.default.fileExists(atPath: helper) {
+            try SecretServiceClients.python.write(toFile: helper, atomically: true, encoding: .utf8)
+        }
+        var environment = clientEnvironment
+        environment["PYTHONPATH"] = directory
+        environment["PYTHONDONTWRITEBYTECODE"] = "1"
+        return try CommandRunner.run(executable: "/usr/bin/python3", ["-c", script] + arguments, environment: environment, clearing: true)
+    }
+
+    /// Runs the `security` tool against the same keychain (over securityd's socket).
+    func security(_ arguments: String...) throws -> CommandResult {
+        try CommandRunner.run("security", arguments, environment: ["KEYCHAIN_HOME": keychain.home])
+    }
+}
