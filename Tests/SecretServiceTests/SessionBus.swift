@@ -17,14 +17,16 @@ final class SessionBus: @unchecked Sendable {
 
     var directory: String { keychain.directory }
 
-    init() throws {
-        keychain = try DaemonKeychain()
-        let directory = keychain.directory
+    /// - Parameter keychain: the keychain of an earlier session (a new one when nil).
+    init(keychain: DaemonKeychain? = nil) throws {
+        self.keychain = try keychain ?? DaemonKeychain()
+        let directory = self.keychain.directory
+        let socket = directory + "/bus-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory + "/services", withIntermediateDirectories: true)
         let configuration = """
             <busconfig>
               <type>session</type>
-              <listen>unix:path=\(directory)/bus</listen>
+              <listen>unix:path=\(socket)</listen>
               <auth>EXTERNAL</auth>
               <servicedir>\(directory)/services</servicedir>
               <policy context="default">
@@ -36,14 +38,14 @@ final class SessionBus: @unchecked Sendable {
         let activation = """
             [D-BUS Service]
             Name=org.freedesktop.secrets
-            Exec=\(DaemonKeychain.daemonExecutable) --secret-service --home \(keychain.home)
+            Exec=\(DaemonKeychain.daemonExecutable) --secret-service --home \(self.keychain.home)
 
             """
         try activation.write(toFile: directory + "/services/org.freedesktop.secrets.service", atomically: true, encoding: .utf8)
-        address = "unix:path=" + directory + "/bus"
+        address = "unix:path=" + socket
         // Activated services get the bus's environment: the test variables, the daemon's log,
         // and this process's XDG_RUNTIME_DIR (so `security` finds the same daemon's socket).
-        var environment = keychain.environment
+        var environment = self.keychain.environment
         environment["PATH"] = "/usr/bin:/bin"
         if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] { environment["XDG_RUNTIME_DIR"] = runtime }
         // Started by Python with every other descriptor closed (dbus-daemon keeps what it
@@ -58,7 +60,7 @@ final class SessionBus: @unchecked Sendable {
             ],
             environment: environment, clearing: true)
         busDaemon = try #require(pid_t(started.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(started.stderr)")
-        for _ in 0..<500 where !FileManager.default.fileExists(atPath: directory + "/bus") { usleep(10_000) }
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
     }
 
     deinit {
