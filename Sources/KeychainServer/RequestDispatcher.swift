@@ -18,6 +18,8 @@ public struct RequestDispatcher: Sendable {
     let fileKeychains: FileKeychains
     let searchList: KeychainSearchList
     let scope: DaemonScope
+    /// The Secret Service of a user's daemon (nil for the System keychain's).
+    let secretService: SecretServiceFrontEnd?
 
     /// - Parameters:
     ///   - home: the keychain's home, where the local developer root is trusted.
@@ -25,8 +27,12 @@ public struct RequestDispatcher: Sendable {
     ///   - scope: a user's keychain, or the System keychain (``SystemKeychainPolicy``).
     /// - Throws: `errSecInternalComponent` when a request of the catalog has no handler
     ///   (a build that would refuse it at run time does not start).
-    public init(store: KeychainStore, enclave: EnclaveClient, home: String, adminTrustSettings: String? = nil, scope: DaemonScope = .user) throws {
+    public init(
+        store: KeychainStore, enclave: EnclaveClient, home: String, adminTrustSettings: String? = nil, scope: DaemonScope = .user,
+        secretService: SecretServiceFrontEnd? = nil
+    ) throws {
         self.store = store
+        self.secretService = secretService
         self.scope = scope
         self.enclave = enclave
         self.localRoot = LocalDeveloperRoot(store: store, home: home)

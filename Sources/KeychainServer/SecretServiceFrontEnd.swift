@@ -1,25 +1,101 @@
+import Dispatch
+import KeychainModel
 import KeychainStore
 import KeychainSystem
+import KeychainProtocol
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import SecretService
 
-/// Runs the freedesktop Secret Service (`securityd --secret-service`, what the D-Bus
-/// activation file and the user unit start) on a thread of its own, over this daemon's
-/// store, with callers' signatures checked as for socket callers.
-public enum SecretServiceFrontEnd {
-    /// Starts serving the session bus (`address`, else the session bus of the environment).
+/// The freedesktop Secret Service of this daemon: served on a thread of its own over the
+/// daemon's store, callers' signatures checked as for socket callers. Started by
+/// `securityd --secret-service` (what the D-Bus activation file and the user unit run), or —
+/// when this keychain's daemon already runs — by that process's ``Service/ServeSecretService``.
+/// While it serves, the daemon does not exit when idle; when the bus goes away, the daemon
+/// stops (its items are all on disk; the next session starts it again).
+public final class SecretServiceFrontEnd: Sendable {
+    private let store: KeychainStore
+    private let identification: CallerIdentification
+    private let state = BlockingMutex<(serving: Bool, daemon: SecurityDaemon?)>((false, nil))
+
+    public init(store: KeychainStore, identification: CallerIdentification) {
+        self.store = store
+        self.identification = identification
+    }
+
+    /// The daemon to hold open while serving, and to stop when the bus goes away.
+    public func attach(_ daemon: SecurityDaemon) {
+        let serving = state.withLock { state in
+            state.daemon = daemon
+            return state.serving
+        }
+        if serving { daemon.holdOpen() }
+    }
+
+    /// Serves the bus at `address` (the environment's session bus when nil) unless already
+    /// serving; returns once the bus name is this process's.
     ///
-    /// - Parameter onEnd: called with the reason when the service stops (the bus went away,
-    ///   or another process owns the name): the daemon then exits, losing nothing.
-    public static func start(
-        store: KeychainStore, identification: CallerIdentification, address: String?, onEnd: @escaping @Sendable (String) -> Void
-    ) {
+    /// - Throws: errSecDuplicateItem when another process owns the name, errSecNotAvailable
+    ///   when the bus cannot be reached.
+    public func start(address: String?) throws {
+        let alreadyServing = state.withLock { state in
+            defer { state.serving = true }
+            return state.serving
+        }
+        if alreadyServing { return }
+        let identification = self.identification
         let provider = SecretServiceProvider(
             store: store, scopes: CallerScopes(signedGroups: { pid in identification.signedAccessGroups(pid: pid) }))
-        let started = ThreadLauncher.detach {
-            let reason = provider.run(address: address)
+        let outcome = BlockingMutex<String??>(nil)
+        let ready = DispatchSemaphore(value: 0)
+        let started = ThreadLauncher.detach { [self] in
+            let reason = provider.run(address: address) { failure in
+                outcome.withLock { $0 = .some(failure) }
+                ready.signal()
+            }
             DaemonLog.write("Secret Service: \(reason)")
-            onEnd("Secret Service: \(reason)")
+            let daemon = state.withLock { state in
+                state.serving = false
+                return state.daemon
+            }
+            if outcome.withLock({ $0 == .some(nil) }) { daemon?.stop(reason: "Secret Service: \(reason)") }
         }
-        if !started { onEnd("cannot start the Secret Service's thread") }
+        guard started, ready.wait(timeout: .now() + .seconds(30)) == .success, case .some(let failure) = outcome.withLock({ $0 }) else {
+            state.withLock { $0.serving = false }
+            throw KeychainError(status: OSStatusCode.notAvailable, message: "the Secret Service could not start")
+        }
+        if let failure {
+            throw KeychainError(
+                status: failure.contains("another owner") ? OSStatusCode.duplicateItem : OSStatusCode.notAvailable,
+                message: "Secret Service: \(failure)")
+        }
+        DaemonLog.write("Secret Service: serving org.freedesktop.secrets")
+        state.withLock { $0.daemon }?.holdOpen()
+    }
+}
+
+/// What `securityd --secret-service` does when this keychain's daemon already runs: asks it
+/// to serve the bus, and exits once it does (the bus then counts the activation as done).
+public enum SecretServiceHandoff {
+    /// - Throws: the running daemon's refusal, or errSecIO when it cannot be reached.
+    public static func ask(socket: String, busAddress: String) throws {
+        let fd = try UnixSocket.stream()
+        defer { close(fd) }
+        let connected = try UnixSocket.connect(fd, to: socket)
+        guard connected == 0 else { throw SystemCall.ioError("connect to \(socket)", errno: connected) }
+        var request = ServiceWire.encode(Service.ServeSecretService(busAddress: busAddress))
+        guard let response = try FrameIO.exchange(&request, on: fd, maximumSize: ServiceWire.maximumFrameSize) else {
+            throw KeychainError(status: OSStatusCode.io, message: "the running securityd closed the connection")
+        }
+        var reader = ByteReader(response)
+        _ = try ServiceWire.decodeResponse(&reader, to: Service.ServeSecretService.self)
+    }
+
+    /// The session bus of `environment`: DBUS_SESSION_BUS_ADDRESS, else the user's bus socket.
+    public static func sessionBusAddress(_ environment: [String: String]) -> String? {
+        if let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty { return address }
+        return environment["XDG_RUNTIME_DIR"].map { "unix:path=\($0)/bus" }
     }
 }

@@ -17,6 +17,7 @@ public final class SecurityDaemon: Sendable {
         var connections: Set<Int32> = []
         var stopping = false
         var lastActivity = ContinuousClock.now
+        var heldOpen = false
     }
 
     private let listener: Int32
@@ -123,12 +124,18 @@ public final class SecurityDaemon: Sendable {
         close(connection)
     }
 
+    /// Keeps the daemon from exiting when idle (it serves the Secret Service, whose
+    /// clients are not connections of its socket).
+    public func holdOpen() {
+        state.withLock { $0.heldOpen = true }
+    }
+
     private func startIdleTimer() {
         guard let idleExit else { return }
         let timer = DispatchSource.makeTimerSource(queue: .global())
         timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1))
         timer.setEventHandler { [self] in
-            let idle = state.withLock { $0.connections.isEmpty && ContinuousClock.now - $0.lastActivity >= idleExit }
+            let idle = state.withLock { !$0.heldOpen && $0.connections.isEmpty && ContinuousClock.now - $0.lastActivity >= idleExit }
             if idle {
                 timer.cancel()
                 stop(reason: "idle for \(idleExit)")

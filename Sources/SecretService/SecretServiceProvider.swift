@@ -48,8 +48,20 @@ public final class SecretServiceProvider: @unchecked Sendable {
     /// Connects to the session bus (or `address`), takes the name, and serves until the bus
     /// goes away. Blocks.
     ///
+    /// - Parameter ready: called once, with nil when the name is this process's, else with
+    ///   why not (the run then returns at once).
     /// - Returns: why it stopped, for the log.
-    public func run(address: String?, name: String = SecretServiceProvider.busName) -> String {
+    public func run(address: String?, name: String = SecretServiceProvider.busName, ready: (String?) -> Void = { _ in }) -> String {
+        var announced = false
+        let outcome = serve(address: address, name: name) {
+            announced = true
+            ready(nil)
+        }
+        if !announced { ready(outcome) }
+        return outcome
+    }
+
+    private func serve(address: String?, name: String, owned: () -> Void) -> String {
         var connection: OpaquePointer?
         var result = trousseau_bus_open(address, &connection)
         guard result >= 0, let connection else { return "cannot connect to the session bus: \(Self.describe(result))" }
@@ -69,6 +81,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
         guard result >= 0 else {
             return result == -EEXIST ? "\(name) has another owner" : "cannot own \(name): \(Self.describe(result))"
         }
+        owned()
         result = trousseau_bus_run(connection, &stopRequested)
         return result == 0 ? "stopped" : "the session bus went away (\(Self.describe(result)))"
     }

@@ -118,6 +118,15 @@ do {
     try ProcessHardening.apply()
     try KeychainStore.prepareHome(paths.home)
     guard try DaemonLock.acquire(home: paths.home) else {
+        if secretService {
+            // Started by the bus while this keychain's daemon runs: that daemon serves it.
+            guard let address = SecretServiceHandoff.sessionBusAddress(environment) else {
+                fatal(KeychainError(status: OSStatusCode.notAvailable, message: "no session bus in the environment"))
+            }
+            try SecretServiceHandoff.ask(socket: paths.socket, busAddress: address)
+            DaemonLog.write("another securityd serves \(paths.home); it now serves the Secret Service too")
+            exit(0)
+        }
         DaemonLog.write("another securityd serves \(paths.home); exiting")
         exit(0)
     }
@@ -137,20 +146,19 @@ do {
     let listener = try ListeningSocket.open(path: paths.socket, environment: environment, shared: system)
     // No client starts the System keychain's daemon: started by hand it stays; systemd restarts an idle one.
     let idleSeconds = environment["TROUSSEAU_SECURITYD_IDLE_SECONDS"].flatMap { Int($0) } ?? (system && !socketActivated ? 0 : 600)
-    let dispatcher = try RequestDispatcher(
-        store: store, enclave: enclave, home: paths.home, adminTrustSettings: adminTrustSettings, scope: system ? .system(owner: geteuid()) : .user)
     let identification = CallerIdentification(
         rootDirectories: [DeveloperRoots.userDirectory(home: paths.home), DeveloperRoots.systemDirectory],
         securityTool: InstallationLayout.securityTool(), admitsOtherUsers: system)
+    let frontEnd = system ? nil : SecretServiceFrontEnd(store: store, identification: identification)
+    let dispatcher = try RequestDispatcher(
+        store: store, enclave: enclave, home: paths.home, adminTrustSettings: adminTrustSettings,
+        scope: system ? .system(owner: geteuid()) : .user, secretService: frontEnd)
     let daemon = SecurityDaemon(
         listener: listener, dispatcher: dispatcher, identification: identification,
-        idleExit: idleSeconds > 0 && !secretService ? .seconds(idleSeconds) : nil)
-    if secretService {
-        // Serves as long as the session bus does; its end ends the daemon.
-        SecretServiceFrontEnd.start(store: store, identification: identification, address: nil) { reason in
-            daemon.stop(reason: reason)
-        }
-    }
+        idleExit: idleSeconds > 0 ? .seconds(idleSeconds) : nil)
+    frontEnd?.attach(daemon)
+    // Serves as long as the session bus does; its end ends the daemon.
+    if secretService { try frontEnd?.start(address: nil) }
 
     stopSignals.attach(daemon)
     // A user's keychains set to lock on sleep do (the System keychain has no password to ask).

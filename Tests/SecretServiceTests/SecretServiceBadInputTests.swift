@@ -133,6 +133,20 @@ struct SecretServiceBadInputTests {
         #expect(found.status == 0 && found.stdout == "still here", "\(found.stderr)")
     }
 
+    @Test func aDaemonAlreadyRunningServesTheBusWhenTheBusActivatesOne() throws {
+        let bus = try SessionBus()
+        // The keychain's daemon starts for the security tool, without the Secret Service.
+        #expect(try bus.security("add-generic-password", "-a", "me", "-s", "first", "-w", "x").status == 0)
+        let running = bus.keychain.daemons()
+        #expect(running.count == 1)
+        // Activation starts another securityd, which hands the bus to the running one and exits.
+        let stored = try bus.secretTool("store", "--label=Handed over", "via", "handoff", input: "over")
+        #expect(stored.status == 0, "\(stored.stderr) \(bus.keychain.logText)")
+        #expect(try bus.secretTool("lookup", "via", "handoff").stdout == "over")
+        #expect(bus.keychain.daemons() == running, "the one daemon serves both")
+        #expect(bus.keychain.logText.contains("it now serves the Secret Service too"))
+    }
+
     @Test func aSecondOwnerOfTheNameIsRefusedAndTheFirstKeepsServing() throws {
         let bus = try SessionBus()
         #expect(try bus.secretTool("store", "--label=First", "who", "first", input: "one").status == 0)
