@@ -97,7 +97,22 @@ enum ItemPrinter {
         for line in passwordClass == .generic ? genericPassword : internetPassword {
             out += "    \(line.tag)<\(line.format.rawValue)>=\(value(line.attribute.flatMap { item[$0] }, line))\n"
         }
+        out += secretServiceLines(item)
         if let data { out += "data:\n\(buffer(data))\n" }
+        return out
+    }
+
+    /// An item of the freedesktop Secret Service: its scope's access group, content type and
+    /// arbitrary attributes (which no catalogue line shows), sorted by name.
+    private static func secretServiceLines(_ item: [String: KeychainValue]) -> String {
+        guard case .data(let blob)? = item[SecretServiceItem.attributeName],
+            let (attributes, contentType) = try? SecretServiceItem.decode(blob)
+        else { return "" }
+        let group = item[ItemSchema.Name.accessGroup]?.stringValue ?? ""
+        var out = "secret service: access group \(buffer(Array(group.utf8))), content type \(buffer(Array(contentType.utf8)))\n"
+        for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
+            out += "    \(buffer(Array(name.utf8)))=\(buffer(Array(value.utf8)))\n"
+        }
         return out
     }
 

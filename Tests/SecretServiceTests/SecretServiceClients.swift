@@ -88,5 +88,48 @@ enum SecretServiceClients {
                 result = 'created ' + key
             ok(call(conn, session, SESS, 'Close'))
             print(result)
+
+        def store_as(name):
+            """Stores an item labelled `name` and prints its path."""
+            conn = connect()
+            print(ok(create(conn, open_plain(conn), name, {'owner': name, 'shared': 'yes'}, name.encode(), replace=False))[0])
+
+        def report(name, paths):
+            """What this caller sees: search results, the Items and Collections properties, and
+            for each known path (guessed, for most) whether its properties and secret answer."""
+            conn = connect()
+            session = open_plain(conn)
+            labels = lambda found: sorted(ok(call(conn, p, PROPS, 'Get', 'ss', (ITEM, 'Label')))[0][1] for p in found)
+            lines = [name + ' search: ' + ' '.join(labels(ok(call(conn, ROOT, SVC, 'SearchItems', 'a{ss}', ({'shared': 'yes'},)))[0]))]
+            lines.append(name + ' items: ' + ' '.join(labels(ok(call(conn, ALIAS, PROPS, 'Get', 'ss', (COLL, 'Items')))[0][1])))
+            lines.append(name + ' collections: ' + ' '.join(ok(call(conn, ROOT, PROPS, 'Get', 'ss', (SVC, 'Collections')))[0][1]))
+            secrets = ok(call(conn, ROOT, SVC, 'GetSecrets', 'aoo', (paths, session)))[0]
+            lines.append(name + ' secrets: ' + ' '.join(sorted(bytes(v[2]).decode() for v in secrets.values())))
+            for path in paths:
+                result = call(conn, path, PROPS, 'GetAll', 's', (ITEM,))
+                if result[0] == 'ok':
+                    lines.append(name + ' reads ' + result[1][0]['Label'][1])
+                else:
+                    assert result[1] == 'org.freedesktop.DBus.Error.UnknownObject', result
+                    deleted = call(conn, path, ITEM, 'Delete')
+                    assert deleted[1] == 'org.freedesktop.DBus.Error.UnknownObject', deleted
+            print('\n'.join(lines))
+
+        def listen(name, seconds):
+            """Prints the collection signals this connection receives for `seconds`."""
+            import time
+            conn = connect()
+            open_plain(conn)  # the service knows this connection (and its scope) from now on
+            rule = MatchRule(type='signal', interface=COLL)
+            ok(('ok', conn.send_and_get_reply(message_bus.AddMatch(rule)).body))
+            with conn.filter(rule) as queue:
+                print('ready', flush=True)
+                deadline = time.monotonic() + seconds
+                while time.monotonic() < deadline:
+                    try:
+                        signal = conn.recv_until_filtered(queue, timeout=max(0.01, deadline - time.monotonic()))
+                    except TimeoutError:
+                        break
+                    print(name + ' heard ' + signal.header.fields[HeaderFields.member], flush=True)
         """#
 }

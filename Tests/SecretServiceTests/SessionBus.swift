@@ -86,7 +86,11 @@ final class SessionBus: @unchecked Sendable {
 
     /// Runs a Python program (Debian's python, where keyring, secretstorage and jeepney are)
     /// with `SecretServiceClients.python` importable as `client`.
-    func python(_ script: String, _ arguments: [String] = []) throws -> CommandResult {
+    ///
+    /// - Parameters:
+    ///   - interpreter: another Python executable (a signed copy).
+    ///   - sandbox: the command line that runs it (bwrap's, for a Flatpak app).
+    func python(_ script: String, _ arguments: [String] = [], interpreter: String = "/usr/bin/python3", sandbox: [String] = []) throws -> CommandResult {
         let helper = directory + "/client.py"
         if !FileManager.default.fileExists(atPath: helper) {
             try SecretServiceClients.python.write(toFile: helper, atomically: true, encoding: .utf8)
@@ -94,7 +98,21 @@ final class SessionBus: @unchecked Sendable {
         var environment = clientEnvironment
         environment["PYTHONPATH"] = directory
         environment["PYTHONDONTWRITEBYTECODE"] = "1"
-        return try CommandRunner.run(executable: "/usr/bin/python3", ["-c", script] + arguments, environment: environment, clearing: true)
+        let command = sandbox + [interpreter, "-c", script] + arguments
+        return try CommandRunner.run(executable: command[0], Array(command.dropFirst()), environment: environment, clearing: true)
+    }
+
+    /// bwrap's command line for a Flatpak app `appID`: its own root holding /usr, /etc, this
+    /// bus's directory and a `/.flatpak-info` naming it, in new user and pid namespaces.
+    func flatpakSandbox(_ appID: String) throws -> [String] {
+        let info = directory + "/flatpak-info-" + appID
+        try "[Application]\nname=\(appID)\nruntime=runtime/org.freedesktop.Platform/x86_64/23.08\n\n[Instance]\ninstance-id=1\n"
+            .write(toFile: info, atomically: true, encoding: .utf8)
+        return [
+            "/usr/bin/bwrap", "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+            "--symlink", "usr/bin", "/bin", "--ro-bind", "/etc", "/etc", "--proc", "/proc", "--dev", "/dev",
+            "--bind", directory, directory, "--ro-bind", info, "/.flatpak-info", "--unshare-user", "--unshare-pid", "--",
+        ]
     }
 
     /// Runs the `security` tool against the same keychain (over securityd's socket).
