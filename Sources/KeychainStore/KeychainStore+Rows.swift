@@ -32,6 +32,8 @@ struct SealedRow {
     let metadata: Data
     let secret: Data
     let tokens: [(column: String, value: Int64?)]
+    /// A Secret Service item's attribute tokens (`genp_attribute`), nil for other items.
+    var attributeTokens: [Int64]? = nil
 }
 
 extension KeychainStore {
@@ -199,7 +201,7 @@ extension KeychainStore {
                 }
             )
         }
-        return SealedRow(identity: identity, metadata: metadata, secret: secret, tokens: tokens)
+        return SealedRow(identity: identity, metadata: metadata, secret: secret, tokens: tokens, attributeTokens: try secretServiceTokens(of: item))
     }
 
     /// Inserts a sealed row.
@@ -207,6 +209,7 @@ extension KeychainStore {
         let (columns, values) = columnValues(sealed)
         let sql = "INSERT INTO \(sealed.identity.itemClass.rawValue) (\(columns.joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))"
         try statements.statement(sql, in: db).execute(arguments: StatementArguments(values))
+        if let attributeTokens = sealed.attributeTokens { try writeAttributeTokens(attributeTokens, of: db.lastInsertedRowID, in: db) }
     }
 
     /// Replaces the row `rowID` with a sealed row, keeping its rowid (insertion order).
@@ -214,6 +217,10 @@ extension KeychainStore {
         let (columns, values) = columnValues(sealed)
         let sql = "UPDATE \(sealed.identity.itemClass.rawValue) SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE rowid = ?"
         try statements.statement(sql, in: db).execute(arguments: StatementArguments(values + [rowID]))
+        if sealed.identity.itemClass == .genericPassword {
+            try statements.statement("DELETE FROM genp_attribute WHERE item = ?", in: db).execute(arguments: [rowID])
+            if let attributeTokens = sealed.attributeTokens { try writeAttributeTokens(attributeTokens, of: rowID, in: db) }
+        }
     }
 
     func deleteRow(_ rowID: Int64, of itemClass: ItemClass, in db: Database) throws {

@@ -85,7 +85,6 @@ extension KeychainStore {
         try write { db in
             try claimPrimaryKey(sealed.identity.primaryKeyToken, of: .genericPassword, excluding: nil, in: db)
             try insert(sealed, in: db)
-            try writeAttributeTokens(of: db.lastInsertedRowID, attributes, in: db)
         }
         return (item, true)
     }
@@ -118,8 +117,6 @@ extension KeychainStore {
         try write { db in
             try claimPrimaryKey(sealed.identity.primaryKeyToken, of: .genericPassword, excluding: stored.rowID, in: db)
             try replace(rowID: stored.rowID, with: sealed, in: db)
-            try statements.statement("DELETE FROM genp_attribute WHERE item = ?", in: db).execute(arguments: [stored.rowID])
-            try writeAttributeTokens(of: stored.rowID, item.attributes, in: db)
         }
         return item
     }
@@ -151,21 +148,36 @@ extension KeychainStore {
     /// Rows of `groups` carrying the marker and every attribute's token (and the account
     /// token of `id`): the index answers, nothing is decrypted.
     private func candidates(in groups: [String], matching attributes: [String: String], id: String?, db: Database) throws -> [StoredRow] {
+        let (sql, arguments) = candidateStatement(in: groups, matching: attributes, id: id)
+        return try Row.fetchAll(statements.statement(sql, in: db), arguments: arguments).map {
+            try StoredRow($0, itemClass: .genericPassword)
+        }
+    }
+
+    /// SQLite's plan for a Secret Service search (the tests check that it uses the indexes).
+    public func secretServiceQueryPlan(in groups: [String], matching attributes: [String: String]) throws -> [String] {
+        let (sql, arguments) = candidateStatement(in: groups, matching: attributes, id: nil)
+        return try read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+        }
+    }
+
+    private func candidateStatement(in groups: [String], matching attributes: [String: String], id: String?) -> (String, StatementArguments) {
         var clauses = ["agrp IN (\(databaseQuestionMarks(count: groups.count)))", "tomb = 0"]
         var arguments: [any DatabaseValueConvertible] = groups
         if let id {
             clauses.append("\(ItemTable.tokenColumn(SecName.kSecAttrAccount)) = ?")
             arguments.append(blindIndex.token(.genericPassword, attribute: SecName.kSecAttrAccount, value: .string(id)))
         }
-        let tokens = [secretServiceMarker] + attributes.sorted(by: { $0.key < $1.key }).map { attributeToken($0.key, $0.value) }
+        // Only Secret Service items have attribute rows: the marker is needed only when no
+        // attribute is named (SQLite walks the first list and probes the others).
+        let tokens = attributes.isEmpty ? [secretServiceMarker] : attributes.sorted(by: { $0.key < $1.key }).map { attributeToken($0.key, $0.value) }
         for token in tokens {
             clauses.append("rowid IN (SELECT item FROM genp_attribute WHERE token = ?)")
             arguments.append(token)
         }
         let sql = "SELECT \(StoredRow.columns) FROM genp WHERE \(clauses.joined(separator: " AND ")) ORDER BY rowid"
-        return try Row.fetchAll(statements.statement(sql, in: db), arguments: StatementArguments(arguments)).map {
-            try StoredRow($0, itemClass: .genericPassword)
-        }
+        return (sql, StatementArguments(arguments))
     }
 
     /// A row's item, confirmed to carry `attributes` (tokens are 64 bits: a collision is
@@ -203,12 +215,19 @@ extension KeychainStore {
             data: secret)
     }
 
-    private func writeAttributeTokens(of rowID: Int64, _ attributes: [String: String], in db: Database) throws {
+    /// The `genp_attribute` tokens of a generic password the Secret Service made (its
+    /// marker and one per attribute), whichever way it is written (added, updated, restored).
+    func secretServiceTokens(of item: KeychainItem) throws -> [Int64]? {
+        guard item.itemClass == .genericPassword, !item.tombstone,
+            case .data(let blob)? = item.attributes[SecretServiceItem.attributeName]
+        else { return nil }
+        let (attributes, _) = try SecretServiceItem.decode(blob)
+        return [secretServiceMarker] + attributes.map { attributeToken($0.key, $0.value) }
+    }
+
+    func writeAttributeTokens(_ tokens: [Int64], of rowID: Int64, in db: Database) throws {
         let insert = try statements.statement("INSERT OR IGNORE INTO genp_attribute (token, item) VALUES (?, ?)", in: db)
-        try insert.execute(arguments: [secretServiceMarker, rowID])
-        for (name, value) in attributes {
-            try insert.execute(arguments: [attributeToken(name, value), rowID])
-        }
+        for token in tokens { try insert.execute(arguments: [token, rowID]) }
     }
 
     private static func checkSecretServiceAttributes(_ attributes: [String: String]) throws {

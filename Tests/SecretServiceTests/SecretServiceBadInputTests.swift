@@ -147,6 +147,21 @@ struct SecretServiceBadInputTests {
         #expect(bus.keychain.logText.contains("it now serves the Secret Service too"))
     }
 
+    @Test func aBackupRestoredOnAnotherKeychainKeepsItemsSearchable() throws {
+        let bus = try SessionBus()
+        #expect(try bus.secretTool("store", "--label=Backed up", "app", "backup", "user", "ann", input: "saved").status == 0)
+        let file = bus.directory + "/backup"
+        let created = try CommandRunner.run(
+            "security", ["backup", "create", "--out", file], environment: ["KEYCHAIN_HOME": bus.keychain.home], input: "pw\npw\n")
+        #expect(created.status == 0, "\(created.stderr)")
+        let other = try SessionBus()
+        let restored = try CommandRunner.run(
+            "security", ["backup", "restore", file], environment: ["KEYCHAIN_HOME": other.keychain.home], input: "pw\n")
+        #expect(restored.status == 0, "\(restored.stderr)")
+        let found = try other.secretTool("lookup", "user", "ann")
+        #expect(found.status == 0 && found.stdout == "saved", "restored items carry their attribute tokens: \(found.stderr)")
+    }
+
     @Test func aSecondOwnerOfTheNameIsRefusedAndTheFirstKeepsServing() throws {
         let bus = try SessionBus()
         #expect(try bus.secretTool("store", "--label=First", "who", "first", input: "one").status == 0)
