@@ -1,6 +1,7 @@
 public import FoundationEssentials
 public import KeychainModel
 import KeychainProtocol
+public import KeychainSystem
 
 /// A context in which the user authenticates for items with an access control — what an
 /// `LAContext` is to Apple's keychain. The enclave keeps the proofs; this holds the

@@ -5,7 +5,7 @@ public import FoundationEssentials
 /// whose arbitrary string attributes and secret content type live in the internal
 /// attribute ``SecretServiceItem/attributeName`` of its encrypted metadata.
 public struct SecretServiceItem: Sendable, Hashable {
-    /// The last element of the item's object path: 32 hexadecimal digits, never reused.
+    /// The last element of the item's object path: its row's UUID in 32 hexadecimal digits.
     public var id: String
     public var label: String
     public var attributes: [String: String]
@@ -35,19 +35,27 @@ public struct SecretServiceItem: Sendable, Hashable {
     public static let maximumAttributeCount = 256
     public static let maximumAttributeSize = 4096
 
-    /// A fresh identifier: 128 random bits in hexadecimal (a valid object path element).
-    public static func newID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<2).map { _ in
-            let value = generator.next() as UInt64
-            let hex = String(value, radix: 16)
-            return String(repeating: "0", count: 16 - hex.count) + hex
-        }.joined()
+    /// The identifier of the item whose row (persistent reference) is `uuid`: its 16 bytes in
+    /// lowercase hexadecimal (a valid object path element, known without decrypting the row).
+    public static func id(of uuid: UUID) -> String {
+        withUnsafeBytes(of: uuid.uuid) { bytes in
+            bytes.map { byte in
+                let hex = String(byte, radix: 16)
+                return byte < 16 ? "0" + hex : hex
+            }.joined()
+        }
     }
 
-    /// Whether `id` has the form ``newID()`` gives (so a path element can be looked up).
-    public static func isValidID(_ id: String) -> Bool {
-        id.utf8.count == 32 && id.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    /// The row of identifier `id`, or nil when `id` is not of the form ``id(of:)`` gives.
+    public static func uuid(ofID id: String) -> UUID? {
+        let digits = Array(id.utf8)
+        guard digits.count == 32, digits.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for i in 0..<16 {
+            bytes[i] = UInt8(String(decoding: digits[(2 * i)..<(2 * i + 2)], as: UTF8.self), radix: 16)!
+        }
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
     }
 
     /// The stored form of `attributes` and `contentType`: both sorted by name, length-prefixed.

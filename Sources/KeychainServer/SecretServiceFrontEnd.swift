@@ -18,11 +18,14 @@ import SecretService
 public final class SecretServiceFrontEnd: Sendable {
     private let store: KeychainStore
     private let identification: CallerIdentification
+    private let unlock: @Sendable (SecretBytes) throws -> Void
     private let state = BlockingMutex<(serving: Bool, daemon: SecurityDaemon?)>((false, nil))
 
-    public init(store: KeychainStore, identification: CallerIdentification) {
+    /// - Parameter unlock: unlocks the keychain with a passcode the user typed (the enclave).
+    public init(store: KeychainStore, identification: CallerIdentification, unlock: @escaping @Sendable (SecretBytes) throws -> Void) {
         self.store = store
         self.identification = identification
+        self.unlock = unlock
     }
 
     /// The daemon to hold open while serving, and to stop when the bus goes away.
@@ -46,8 +49,13 @@ public final class SecretServiceFrontEnd: Sendable {
         }
         if alreadyServing { return }
         let identification = self.identification
+        let unlock = self.unlock
+        // The passcode is asked where every client asks it: the agent TROUSSEAU_PASSCODE_AGENT
+        // names (in the daemon's environment: the bus's, for an activated one), else the
+        // terminal, which a daemon does not have — then the prompt is dismissed at once.
         let provider = SecretServiceProvider(
-            store: store, scopes: CallerScopes(signedGroups: { pid in identification.signedAccessGroups(pid: pid) }))
+            store: store, scopes: CallerScopes(signedGroups: { pid in identification.signedAccessGroups(pid: pid) }),
+            unlocker: { reason in try unlock(try PresenceFrontEnd().ask(for: .passcode, prompt: reason)) })
         let outcome = BlockingMutex<String??>(nil)
         let ready = DispatchSemaphore(value: 0)
         let started = ThreadLauncher.detach { [self] in

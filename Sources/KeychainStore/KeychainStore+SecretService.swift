@@ -47,6 +47,22 @@ extension KeychainStore {
         }
     }
 
+    /// The identifiers of the items of `groups` whose tokens match `attributes`, read from
+    /// the plaintext columns alone: what a search can say while the keychain is locked
+    /// (tokens are 64 bits, so a match is confirmed only once the row can be decrypted).
+    public func secretServiceItemIDs(in groups: [String], matching attributes: [String: String]) throws -> [String] {
+        guard !groups.isEmpty else { return [] }
+        return try readStatement { db in
+            try candidates(in: groups, matching: attributes, id: nil, db: db).map { SecretServiceItem.id(of: $0.identity.uuid) }
+        }
+    }
+
+    /// Whether item `id` is one of `groups`' (without decrypting it).
+    public func secretServiceItemExists(id: String, in groups: [String]) throws -> Bool {
+        guard SecretServiceItem.uuid(ofID: id) != nil, !groups.isEmpty else { return false }
+        return try readStatement { db in try !candidates(in: groups, matching: [:], id: id, db: db).isEmpty }
+    }
+
     /// The item `id` of one of `groups`, or nil.
     public func secretServiceItem(id: String, in groups: [String]) throws -> SecretServiceItem? {
         try secretServiceRow(id: id, in: groups).map { $0.1 }
@@ -78,7 +94,7 @@ extension KeychainStore {
         }
         let now = Date()
         let item = SecretServiceItem(
-            id: SecretServiceItem.newID(), label: label, attributes: attributes, contentType: contentType,
+            id: SecretServiceItem.id(of: UUID()), label: label, attributes: attributes, contentType: contentType,
             created: now, modified: now, accessGroup: group)
         let stored = keychainItem(item, secret: secret)
         let sealed = try seal(stored, keys: keys)
@@ -111,8 +127,7 @@ extension KeychainStore {
         } else {
             secret = try openSecret(stored).0 ?? SecretBytes([])
         }
-        var keychainItem = keychainItem(item, secret: secret)
-        keychainItem.persistentReference = PersistentReference(itemClass: .genericPassword, uuid: stored.identity.uuid)
+        let keychainItem = keychainItem(item, secret: secret)
         let sealed = try seal(keychainItem, keys: keys)
         try write { db in
             try claimPrimaryKey(sealed.identity.primaryKeyToken, of: .genericPassword, excluding: stored.rowID, in: db)
@@ -133,7 +148,7 @@ extension KeychainStore {
     // MARK: - Rows
 
     private func secretServiceRow(id: String, in groups: [String]) throws -> (StoredRow, SecretServiceItem)? {
-        guard SecretServiceItem.isValidID(id), !groups.isEmpty else { return nil }
+        guard SecretServiceItem.uuid(ofID: id) != nil, !groups.isEmpty else { return nil }
         let keys = OperationKeys(keybag)
         return try readStatement { db in
             for stored in try candidates(in: groups, matching: [:], id: id, db: db) {
@@ -166,8 +181,8 @@ extension KeychainStore {
         var clauses = ["agrp IN (\(databaseQuestionMarks(count: groups.count)))", "tomb = 0"]
         var arguments: [any DatabaseValueConvertible] = groups
         if let id {
-            clauses.append("\(ItemTable.tokenColumn(SecName.kSecAttrAccount)) = ?")
-            arguments.append(blindIndex.token(.genericPassword, attribute: SecName.kSecAttrAccount, value: .string(id)))
+            clauses.append("uuid = ?")
+            arguments.append(SecretServiceItem.uuid(ofID: id)?.storedBytes ?? Data())
         }
         // Only Secret Service items have attribute rows: the marker is needed only when no
         // attribute is named (SQLite walks the first list and probes the others).
@@ -184,9 +199,8 @@ extension KeychainStore {
     /// possible, if unlikely).
     private func secretServiceItem(_ stored: StoredRow, keys: OperationKeys, matching attributes: [String: String]) throws -> SecretServiceItem? {
         let item = try openMetadata(stored, keys: keys)
-        guard case .data(let blob)? = item.attributes[SecretServiceItem.attributeName],
-            case .string(let id)? = item.attributes[SecName.kSecAttrAccount]
-        else { return nil }
+        guard case .data(let blob)? = item.attributes[SecretServiceItem.attributeName] else { return nil }
+        let id = SecretServiceItem.id(of: stored.identity.uuid)
         let (itemAttributes, contentType) = try SecretServiceItem.decode(blob)
         guard attributes.allSatisfy({ itemAttributes[$0.key] == $0.value }) else { return nil }
         let label = item.attributes[SecName.kSecAttrLabel]?.stringValue ?? ""
@@ -211,7 +225,7 @@ extension KeychainStore {
         return KeychainItem(
             itemClass: .genericPassword, attributes: attributes, accessGroup: item.accessGroup,
             protection: Self.secretServiceProtection, synchronizable: false, tombstone: false,
-            persistentReference: PersistentReference(itemClass: .genericPassword, uuid: UUID()),
+            persistentReference: PersistentReference(itemClass: .genericPassword, uuid: SecretServiceItem.uuid(ofID: item.id) ?? UUID()),
             data: secret)
     }
 

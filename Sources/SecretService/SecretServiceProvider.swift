@@ -1,4 +1,5 @@
 import CSecretBus
+import Dispatch
 import FoundationEssentials
 public import KeychainModel
 public import KeychainStore
@@ -22,6 +23,10 @@ public final class SecretServiceProvider: @unchecked Sendable {
     private var counter = 0
     private let created = UInt64(Date().timeIntervalSince1970)
     private var stopRequested: Int32 = 0
+    private let unlocker: SecretUnlocker?
+    /// Signalled when an unlock prompt finishes on its own thread.
+    private let wake: Int32
+    private let finishedPrompts = BlockingMutex<[FinishedPrompt]>([])
 
     /// One client connection's state: sessions and prompts die with it.
     final class Connection {
@@ -31,18 +36,33 @@ public final class SecretServiceProvider: @unchecked Sendable {
         init(scope: SecretScope) { self.scope = scope }
     }
 
-    /// What a prompt completes with: the result type its method's callers expect.
-    enum PendingPrompt {
-        case unlock
-        case lock
-        case create
+    /// An `Unlock`'s prompt: the objects it was asked for, and whether the user is being asked.
+    struct PendingPrompt {
+        var objects: [String]
+        var asking = false
+    }
+
+    /// An unlock prompt whose asking ended (on another thread).
+    struct FinishedPrompt: Sendable {
+        let connection: String
+        let id: String
+        let unlocked: Bool
     }
 
     public static let busName = "org.freedesktop.secrets"
 
-    public init(store: KeychainStore, scopes: CallerScopes) {
+    /// - Parameter unlocker: asks the user for the keychain's passcode (the agent or terminal
+    ///   of ``PresenceFrontEnd``) and unlocks with it; it throws when no one can be asked or
+    ///   the user cancels. Runs on a thread of its own, never the bus's.
+    public init(store: KeychainStore, scopes: CallerScopes, unlocker: SecretUnlocker? = nil) {
         self.store = store
         self.scopes = scopes
+        self.unlocker = unlocker
+        self.wake = trousseau_bus_wake_fd()
+    }
+
+    deinit {
+        if wake >= 0 { close(wake) }
     }
 
     /// Connects to the session bus (or `address`), takes the name, and serves until the bus
@@ -82,7 +102,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
             return result == -EEXIST ? "\(name) has another owner" : "cannot own \(name): \(Self.describe(result))"
         }
         owned()
-        result = trousseau_bus_run(connection, &stopRequested)
+        result = trousseau_bus_run(connection, &stopRequested, wake, Self.handleWake, context)
         return result == 0 ? "stopped" : "the session bus went away (\(Self.describe(result)))"
     }
 
@@ -98,6 +118,11 @@ public final class SecretServiceProvider: @unchecked Sendable {
         guard let message, let userdata else { return 0 }
         Unmanaged<SecretServiceProvider>.fromOpaque(userdata).takeUnretainedValue().handle(message)
         return 1
+    }
+
+    private static let handleWake: trousseau_bus_woken = { userdata in
+        guard let userdata else { return }
+        Unmanaged<SecretServiceProvider>.fromOpaque(userdata).takeUnretainedValue().completeFinishedPrompts()
     }
 
     private static let handleNameOwnerChanged: sd_bus_message_handler_t = { message, userdata, _ in
@@ -186,7 +211,9 @@ public final class SecretServiceProvider: @unchecked Sendable {
     private func requireExists(_ object: SecretObjectPath, for caller: Connection, path: String) throws {
         switch object {
         case .item(let id):
-            guard try item(id, caller) != nil else { throw BusError.unknownObject(path) }
+            guard try storeCall({ try store.secretServiceItemExists(id: id, in: caller.scope.groups) }) else {
+                throw BusError.unknownObject(path)
+            }
         case .session(let id):
             guard caller.sessions[id] != nil else { throw BusError.unknownObject(path) }
         case .prompt(let id):
@@ -225,7 +252,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
         case .node("aliases"): ["default"]
         case .node("session"): caller.sessions.keys.sorted()
         case .node("prompt"): caller.prompts.keys.sorted()
-        case .collection: ((try? items(caller, matching: [:])) ?? []).map(\.id)
+        case .collection: (try? store.secretServiceItemIDs(in: caller.scope.groups, matching: [:])) ?? []
         default: []
         }
     }
@@ -284,10 +311,10 @@ public final class SecretServiceProvider: @unchecked Sendable {
             }
         case "SearchItems":
             let attributes = try call.expect("a{ss}").stringDictionary()
-            let found = try items(caller, matching: attributes).map { SecretObjectPath.itemPath($0.id) }
+            let (unlocked, locked) = try search(caller, attributes)
             try reply(call) { writer in
-                writer.append(.objectPaths(found))
-                writer.append(.objectPaths([]))
+                writer.append(.objectPaths(unlocked))
+                writer.append(.objectPaths(locked))
             }
         case "Unlock", "Lock":
             let objects = try call.expect("ao").objectPaths()
@@ -300,7 +327,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
                 return
             }
             guard !store.secretServiceIsLocked() else {
-                let prompt = newPrompt(.unlock, caller)
+                let prompt = newPrompt(objects, caller)
                 try reply(call) { writer in
                     writer.append(.objectPaths([]))
                     writer.append(.objectPath(prompt))
@@ -357,8 +384,8 @@ public final class SecretServiceProvider: @unchecked Sendable {
         switch call.member {
         case "SearchItems":
             let attributes = try call.expect("a{ss}").stringDictionary()
-            let found = try items(caller, matching: attributes).map { SecretObjectPath.itemPath($0.id) }
-            try reply(call) { $0.append(.objectPaths(found)) }
+            let (unlocked, locked) = try search(caller, attributes)
+            try reply(call) { $0.append(.objectPaths(unlocked + locked)) }
         case "CreateItem":
             let reader = try call.expect("a{sv}(oayays)b")
             sd_bus_message_sensitive(call.message)
@@ -439,27 +466,58 @@ public final class SecretServiceProvider: @unchecked Sendable {
     // MARK: - org.freedesktop.Secret.Prompt
 
     private func promptMethod(_ call: Call, id: String, _ caller: Connection) throws {
-        guard let prompt = caller.prompts[id] else { throw BusError.unknownObject(call.path) }
+        guard var prompt = caller.prompts[id] else { throw BusError.unknownObject(call.path) }
         switch call.member {
         case "Prompt":
             _ = try call.expect("s")
+            try reply(call) { _ in }
+            guard !prompt.asking else { return }
+            guard let unlocker, store.secretServiceIsLocked() else {
+                // Nothing to ask (no one can be asked here, or the keychain was unlocked meanwhile).
+                finish(id, of: call.sender, unlocked: !store.secretServiceIsLocked())
+                return
+            }
+            prompt.asking = true
+            caller.prompts[id] = prompt
+            let finished = finishedPrompts
+            let wake = self.wake
+            let sender = call.sender
+            let reason = "Unlock the keychain for the Secret Service (\(caller.scope))"
+            DispatchQueue.global().async {
+                let unlocked = (try? unlocker(reason)) != nil
+                finished.withLock { $0.append(FinishedPrompt(connection: sender, id: id, unlocked: unlocked)) }
+                trousseau_bus_wake(wake)
+            }
         case "Dismiss":
             _ = try call.expect("")
+            try reply(call) { _ in }
+            finish(id, of: call.sender, unlocked: false)
         default:
             throw BusError.unknownMethod(Introspection.prompt, call.member)
         }
-        try reply(call) { _ in }
-        // No one can be asked from here yet: the prompt completes at once, dismissed, with
-        // the result type its method's callers expect (never a hang).
-        caller.prompts[id] = nil
-        emitCompleted(path: call.path, to: call.sender, dismissed: true, result: prompt == .create ? .objectPath("/") : .objectPaths([]))
     }
 
-    private func newPrompt(_ kind: PendingPrompt, _ caller: Connection) -> String {
+    private func newPrompt(_ objects: [String], _ caller: Connection) -> String {
         counter += 1
         let id = "p\(counter)"
-        caller.prompts[id] = kind
+        caller.prompts[id] = PendingPrompt(objects: objects)
         return SecretObjectPath.promptPath(id)
+    }
+
+    /// Ends prompt `id` of connection `sender` with `Completed`: on success, not dismissed,
+    /// with every object asked for that is the caller's (libsecret reads only this result);
+    /// else dismissed, with an empty array of the type Unlock's callers expect. A prompt whose
+    /// connection has gone, or that was dismissed meanwhile, is forgotten silently.
+    private func finish(_ id: String, of sender: String, unlocked: Bool) {
+        guard let connection = connections[sender], let prompt = connection.prompts.removeValue(forKey: id) else { return }
+        let objects = unlocked ? prompt.objects.filter { (try? exists($0, connection)) == true } : []
+        emitCompleted(path: SecretObjectPath.promptPath(id), to: sender, dismissed: !unlocked, result: .objectPaths(objects))
+    }
+
+    private func completeFinishedPrompts() {
+        for finished in finishedPrompts.withLock({ finished in defer { finished = [] }; return finished }) {
+            finish(finished.id, of: finished.connection, unlocked: finished.unlocked)
+        }
     }
 
     // MARK: - Properties
@@ -505,13 +563,17 @@ public final class SecretServiceProvider: @unchecked Sendable {
         case (.collection, Introspection.collection), (.collection, ""):
             let all = locked ? [] : try items(caller, matching: [:])
             let modified = all.map { UInt64(max(0, $0.modified.timeIntervalSince1970)) }.max() ?? created
+            let ids = locked ? try storeCall { try store.secretServiceItemIDs(in: caller.scope.groups, matching: [:]) } : all.map(\.id)
             return [
-                ("Items", .objectPaths(all.map { SecretObjectPath.itemPath($0.id) })),
+                ("Items", .objectPaths(ids.map(SecretObjectPath.itemPath))),
                 ("Label", .string("Login")),
                 ("Locked", .bool(locked)),
                 ("Created", .uint64(created)),
                 ("Modified", .uint64(modified)),
             ]
+        case (.item, Introspection.item), (.item, "") where locked:
+            // Its label and attributes are encrypted until the keychain is unlocked.
+            return [("Locked", .bool(true)), ("Attributes", .attributes([:])), ("Label", .string("")), ("Created", .uint64(0)), ("Modified", .uint64(0))]
         case (.item(let id), Introspection.item), (.item(let id), ""):
             guard let item = try item(id, caller) else { throw BusError.unknownObject(SecretObjectPath.itemPath(id)) }
             return [
@@ -562,8 +624,17 @@ public final class SecretServiceProvider: @unchecked Sendable {
         return try storeCall { try store.secretServiceItems(in: caller.scope.groups, matching: attributes) }
     }
 
+    /// The caller's items matching `attributes` when the keychain is unlocked, else the paths
+    /// their tokens match (confirmed once it is): (unlocked, locked).
+    private func search(_ caller: Connection, _ attributes: [String: String]) throws -> ([String], [String]) {
+        if store.secretServiceIsLocked() {
+            let ids = try storeCall { try store.secretServiceItemIDs(in: caller.scope.groups, matching: attributes) }
+            return ([], ids.map(SecretObjectPath.itemPath))
+        }
+        return (try items(caller, matching: attributes).map { SecretObjectPath.itemPath($0.id) }, [])
+    }
+
     private func item(_ id: String, _ caller: Connection) throws -> SecretServiceItem? {
-        guard SecretServiceItem.isValidID(id) else { return nil }
         if store.secretServiceIsLocked() { return nil }
         return try storeCall { try store.secretServiceItem(id: id, in: caller.scope.groups) }
     }
@@ -576,7 +647,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
     private func exists(_ path: String, _ caller: Connection) throws -> Bool {
         switch SecretObjectPath(path) {
         case .collection?: true
-        case .item(let id)?: try item(id, caller) != nil
+        case .item(let id)?: try store.secretServiceItemExists(id: id, in: caller.scope.groups)
         default: false
         }
     }

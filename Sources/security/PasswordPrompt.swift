@@ -1,5 +1,6 @@
 import KeychainClient
 import KeychainModel
+import KeychainSystem
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import KeychainClient
+import KeychainSystem
 
 #if canImport(Glibc)
 import Glibc

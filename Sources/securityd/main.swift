@@ -149,7 +149,7 @@ do {
     let identification = CallerIdentification(
         rootDirectories: [DeveloperRoots.userDirectory(home: paths.home), DeveloperRoots.systemDirectory],
         securityTool: InstallationLayout.securityTool(), admitsOtherUsers: system)
-    let frontEnd = system ? nil : SecretServiceFrontEnd(store: store, identification: identification)
+    let frontEnd = system ? nil : SecretServiceFrontEnd(store: store, identification: identification) { try enclave.unlock(passcode: $0) }
     let dispatcher = try RequestDispatcher(
         store: store, enclave: enclave, home: paths.home, adminTrustSettings: adminTrustSettings,
         scope: system ? .system(owner: geteuid()) : .user, secretService: frontEnd)

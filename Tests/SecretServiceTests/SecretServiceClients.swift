@@ -60,6 +60,20 @@ enum SecretServiceClients {
             return call(conn, LOGIN, COLL, 'CreateItem', 'a{sv}(oayays)b',
                         (properties, (session, parameters, secret, 'text/plain'), replace))
 
+        def unlock(conn, paths):
+            """Service.Unlock, and when it needs a prompt, Prompt and its Completed signal:
+            (unlocked, prompt path, Completed's body or None)."""
+            unlocked, prompt = ok(call(conn, ROOT, SVC, 'Unlock', 'ao', (paths,)))
+            if prompt == '/':
+                return unlocked, prompt, None
+            rule = MatchRule(type='signal', interface=PROMPT, member='Completed', path=prompt)
+            conn.send_and_get_reply(message_bus.AddMatch(rule))
+            with conn.filter(rule) as queue:
+                ok(call(conn, prompt, PROMPT, 'Prompt', 's', ('',)))
+                signal = conn.recv_until_filtered(queue, timeout=20)
+            assert signal.header.fields[HeaderFields.signature] == 'bv', signal.header.fields
+            return unlocked, prompt, signal.body
+
         def chromium(application):
             """Chromium's own Secret Service client (components/os_crypt/async/browser/
             freedesktop_secret_key_provider.cc), call for call."""

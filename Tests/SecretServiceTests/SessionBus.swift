@@ -17,8 +17,10 @@ final class SessionBus: @unchecked Sendable {
 
     var directory: String { keychain.directory }
 
-    /// - Parameter keychain: the keychain of an earlier session (a new one when nil).
-    init(keychain: DaemonKeychain? = nil) throws {
+    /// - Parameters:
+    ///   - keychain: the keychain of an earlier session (a new one when nil).
+    ///   - daemonEnvironment: more of the bus's environment (which activated services get).
+    init(keychain: DaemonKeychain? = nil, daemonEnvironment: [String: String] = [:]) throws {
         self.keychain = try keychain ?? DaemonKeychain()
         let directory = self.keychain.directory
         let socket = directory + "/bus-\(UInt32.random(in: 0...UInt32.max))"
@@ -47,6 +49,7 @@ final class SessionBus: @unchecked Sendable {
         // and this process's XDG_RUNTIME_DIR (so `security` finds the same daemon's socket).
         var environment = self.keychain.environment
         environment["PATH"] = "/usr/bin:/bin"
+        environment.merge(daemonEnvironment) { _, new in new }
         if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] { environment["XDG_RUNTIME_DIR"] = runtime }
         // Started by Python with every other descriptor closed (dbus-daemon keeps what it
         // inherits; our output pipe held open would never reach its end), in a session of its own.

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import KeychainClient
 import KeychainModel
+import KeychainSystem
 import KeychainTestSupport
 import Testing
 

@@ -13,9 +13,19 @@ int trousseau_bus_open(const char *address, sd_bus **bus);
 /// Replies to `call` with the D-Bus error `name` and a human-readable `message`.
 int trousseau_bus_reply_error(sd_bus_message *call, const char *name, const char *message);
 
+/// Called on the bus thread when `wakefd` was written (work finished elsewhere).
+typedef void (*trousseau_bus_woken)(void *context);
+
 /// Processes messages until the connection ends (the bus went away) or `*stop` becomes
-/// non-zero. Returns the negative errno that ended it, or 0 when stopped.
-int trousseau_bus_run(sd_bus *bus, volatile int *stop);
+/// non-zero; whenever the eventfd `wakefd` is signalled, calls `woken` between messages.
+/// Returns the negative errno that ended it, or 0 when stopped.
+int trousseau_bus_run(sd_bus *bus, volatile int *stop, int wakefd, trousseau_bus_woken woken, void *context);
+
+/// A new eventfd for trousseau_bus_run (non-blocking, close-on-exec), or a negative errno.
+int trousseau_bus_wake_fd(void);
+
+/// Signals the eventfd `wakefd` (from any thread).
+void trousseau_bus_wake(int wakefd);
 
 /// The error name and message of a method-error message, or NULL.
 const char *trousseau_bus_error_name(sd_bus_message *message);

@@ -1,6 +1,6 @@
 import FoundationEssentials
 public import KeychainModel
-internal import KeychainSystem
+
 
 #if canImport(Glibc)
 import Glibc
