@@ -571,7 +571,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
                 ("Created", .uint64(created)),
                 ("Modified", .uint64(modified)),
             ]
-        case (.item, Introspection.item), (.item, "") where locked:
+        case (.item, Introspection.item) where locked, (.item, "") where locked:
             // Its label and attributes are encrypted until the keychain is unlocked.
             return [("Locked", .bool(true)), ("Attributes", .attributes([:])), ("Label", .string("")), ("Created", .uint64(0)), ("Modified", .uint64(0))]
         case (.item(let id), Introspection.item), (.item(let id), ""):
