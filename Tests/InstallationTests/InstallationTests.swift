@@ -84,6 +84,11 @@ import Testing
             "lib/systemd/user/trousseau-securityd.socket", "lib/systemd/user/trousseau-securityd.service"]))
         let service = try String(contentsOfFile: prefix + "/lib/systemd/user/trousseau-securityd.service", encoding: .utf8)
         #expect(service.contains("ExecStart=\(prefix)/libexec/trousseau/securityd\n"))
+        // The Secret Service: D-Bus activation names the installed daemon, and so does its unit.
+        let activation = try String(contentsOfFile: prefix + "/share/dbus-1/services/org.freedesktop.secrets.service", encoding: .utf8)
+        #expect(activation.contains("Name=org.freedesktop.secrets\nExec=\(prefix)/libexec/trousseau/securityd --secret-service\n"))
+        let secretUnit = try String(contentsOfFile: prefix + "/lib/systemd/user/trousseau-secret-service.service", encoding: .utf8)
+        #expect(secretUnit.contains("BusName=org.freedesktop.secrets\nExecStart=\(prefix)/libexec/trousseau/securityd --secret-service\n"))
 
         // Another package's program, nothing of ours in its environment.
         let consumer = try buildConsumer()
@@ -183,6 +188,9 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: "/etc/systemd/user/sockets.target.wants/trousseau-securityd.socket"), "enabled for new sessions")
         #expect(FileManager.default.fileExists(atPath: "/etc/systemd/system/sockets.target.wants/trousseau-system.socket"), "the System keychain's socket is enabled")
         #expect(files.contains("/usr/lib/systemd/system/trousseau-system.service"))
+        #expect(files.contains("/usr/share/dbus-1/services/org.freedesktop.secrets.service"))
+        let diversions = try run("/usr/bin/dpkg-divert", ["--list", "/usr/share/dbus-1/services/org.freedesktop.secrets.service"], environment: apt)
+        #expect(diversions.stdout.contains("by trousseau"), "gnome-keyring's activation file is diverted: \(diversions.stdout)")
 
         // A fresh user, nothing but a login shell's environment.
         #expect(try run("/usr/sbin/useradd", ["-m", "-s", "/bin/sh", user], environment: apt).status == 0)
@@ -196,8 +204,15 @@ import Testing
         let removed = try run("/usr/bin/apt-get", ["remove", "-y", "-qq", "trousseau"], environment: apt)
         #expect(removed.status == 0, "\(removed.stderr)")
         var isDirectory: ObjCBool = false
-        let left = files.filter { FileManager.default.fileExists(atPath: $0, isDirectory: &isDirectory) && !isDirectory.boolValue }
+        // gnome-keyring's activation file, when it is installed, is back at the path ours had.
+        let activation = "/usr/share/dbus-1/services/org.freedesktop.secrets.service"
+        let left = files.filter { path in
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { return false }
+            return path != activation || (try? String(contentsOfFile: path, encoding: .utf8))?.contains("securityd") == true
+        }
         #expect(left.isEmpty, "left behind: \(left)")
+        let undiverted = try run("/usr/bin/dpkg-divert", ["--list", "/usr/share/dbus-1/services/org.freedesktop.secrets.service"], environment: apt)
+        #expect(!undiverted.stdout.contains("trousseau"), "the diversion is gone: \(undiverted.stdout)")
         #expect(!FileManager.default.fileExists(atPath: "/usr/libexec/trousseau"))
         #expect(!FileManager.default.fileExists(atPath: "/etc/systemd/user/sockets.target.wants/trousseau-securityd.socket"))
         #expect(!FileManager.default.fileExists(atPath: "/etc/systemd/system/sockets.target.wants/trousseau-system.socket"))
