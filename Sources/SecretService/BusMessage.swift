@@ -67,6 +67,13 @@ struct BusReader {
         return value != 0
     }
 
+    /// A file descriptor (`h`), owned by the message: valid until it is freed.
+    func fileDescriptor() throws -> Int32 {
+        var fd: Int32 = -1
+        try check(sd_bus_message_read_basic(message, CChar(UInt8(ascii: "h")), &fd), "a file descriptor")
+        return fd
+    }
+
     /// An `ay` into ordinary memory (public keys, IVs, ciphertext: none is a plaintext secret).
     func bytes() throws -> [UInt8] {
         var pointer: UnsafeRawPointer?
@@ -175,6 +182,7 @@ enum BusValue {
     case objectPath(String)
     case bool(Bool)
     case uint64(UInt64)
+    case uint32(UInt32)
     case objectPaths([String])
     case attributes([String: String])
     case bytes([UInt8])
@@ -185,6 +193,7 @@ enum BusValue {
         case .objectPath: "o"
         case .bool: "b"
         case .uint64: "t"
+        case .uint32: "u"
         case .objectPaths: "ao"
         case .attributes: "a{ss}"
         case .bytes: "ay"
@@ -215,6 +224,9 @@ struct BusWriter {
         case .uint64(let number):
             var value = number
             check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "t")), &value))
+        case .uint32(let number):
+            var value = number
+            check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "u")), &value))
         case .objectPaths(let paths):
             open("a", "o")
             for path in paths { append(.objectPath(path)) }

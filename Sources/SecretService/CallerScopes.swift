@@ -21,9 +21,33 @@ public struct CallerScopes: Sendable {
     public typealias SignedGroups = @Sendable (_ pid: Int32) -> [String]?
 
     private let signedGroups: SignedGroups?
+    private let portalExecutables: [String]
 
-    public init(signedGroups: SignedGroups? = nil) {
+    /// - Parameter portalExecutables: where xdg-desktop-portal is (the only caller of the
+    ///   portal back end).
+    public init(signedGroups: SignedGroups? = nil, portalExecutables: [String] = CallerScopes.portalExecutables) {
         self.signedGroups = signedGroups
+        self.portalExecutables = portalExecutables
+    }
+
+    /// Where Debian and other distributions install xdg-desktop-portal.
+    public static let portalExecutables = ["/usr/libexec/xdg-desktop-portal", "/usr/lib/xdg-desktop-portal"]
+
+    /// Whether the connection `name` is xdg-desktop-portal: an unsandboxed process of the user
+    /// running one of the portal's executables.
+    func isPortal(_ name: String, bus: OpaquePointer) throws -> Bool {
+        var pid: Int32 = 0
+        var uid: UInt32 = 0
+        guard trousseau_bus_peer(bus, name, &pid, &uid) >= 0, pid > 0, uid == geteuid() else { return false }
+        let pidfd = trousseau_pidfd_open(pid)
+        guard pidfd >= 0 else { return false }
+        defer { close(pidfd) }
+        guard Self.flatpakInfo(pid: pid) == nil else { return false }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return false }
+        let executable = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return portalExecutables.contains(executable) && trousseau_pidfd_alive(pidfd) == 1
     }
 
     /// The scope of the connection `name`, or an error that refuses it.
@@ -77,13 +101,20 @@ public struct CallerScopes: Sendable {
                 group = String(line.dropFirst().dropLast())
             } else if group == "Application", line.hasPrefix("name=") {
                 let id = String(line.dropFirst(5))
-                let valid = !id.isEmpty && id.utf8.count <= 255 && id.contains(".")
-                    && id.utf8.allSatisfy { $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }
-                    && !id.hasPrefix(".") && !id.hasSuffix(".") && !id.contains("..")
-                return valid ? id : nil
+                return isValidApplicationID(id) ? id : nil
             }
         }
         return nil
+    }
+}
+
+extension CallerScopes {
+    /// Whether `id` is a valid application id (D-Bus name rules: letters, digits, `_`, `-`,
+    /// at least two dot-separated elements, at most 255 bytes).
+    static func isValidApplicationID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 255 && id.contains(".")
+            && id.utf8.allSatisfy { $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }
+            && !id.hasPrefix(".") && !id.hasSuffix(".") && !id.contains("..")
     }
 }
 

@@ -93,6 +93,8 @@ public final class SecretServiceProvider: @unchecked Sendable {
         let context = Unmanaged.passUnretained(self).toOpaque()
         result = Self.root.withCString { sd_bus_add_fallback(connection, nil, $0, Self.handleCall, context) }
         guard result >= 0 else { return "cannot serve \(Self.root): \(Self.describe(result))" }
+        result = SecretPortal.path.withCString { sd_bus_add_object(connection, nil, $0, Self.handleCall, context) }
+        guard result >= 0 else { return "cannot serve \(SecretPortal.path): \(Self.describe(result))" }
         result = sd_bus_match_signal(
             connection, nil, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameOwnerChanged",
             Self.handleNameOwnerChanged, context)
@@ -176,6 +178,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
     }
 
     private func dispatch(_ call: Call) throws {
+        if call.path == SecretPortal.path { return try portal(call) }
         guard let object = SecretObjectPath(call.path) else { throw BusError.unknownObject(call.path) }
         let caller = try connection(for: call.sender)
         // Objects outside the caller's view are missing, whatever the interface.
@@ -517,6 +520,53 @@ public final class SecretServiceProvider: @unchecked Sendable {
     private func completeFinishedPrompts() {
         for finished in finishedPrompts.withLock({ finished in defer { finished = [] }; return finished }) {
             finish(finished.id, of: finished.connection, unlocked: finished.unlocked)
+        }
+    }
+
+    // MARK: - org.freedesktop.impl.portal.Secret
+
+    private func portal(_ call: Call) throws {
+        guard let bus else { throw BusError.failed("not connected") }
+        switch (call.interface ?? SecretPortal.interface, call.member) {
+        case ("org.freedesktop.DBus.Introspectable", "Introspect"):
+            _ = try call.expect("")
+            try reply(call) { $0.append(.string(Introspection.document(interfaces: [SecretPortal.interface], children: []))) }
+        case ("org.freedesktop.DBus.Properties", "Get"):
+            let reader = try call.expect("ss")
+            guard try reader.string() == SecretPortal.interface, try reader.string() == "version" else { throw BusError.unknownProperty("") }
+            try reply(call) { $0.appendVariant(.uint32(1)) }
+        case ("org.freedesktop.DBus.Properties", "GetAll"):
+            guard try call.expect("s").string() == SecretPortal.interface else { throw BusError.invalidArgs("No such interface here") }
+            try reply(call) { writer in
+                writer.open("a", "{sv}")
+                writer.open("e", "sv")
+                writer.append(.string("version"))
+                writer.appendVariant(.uint32(1))
+                writer.close()
+                writer.close()
+            }
+        case (SecretPortal.interface, "RetrieveSecret"):
+            let reader = try call.expect("osha{sv}")
+            _ = try reader.objectPath()
+            let appID = try reader.string()
+            let fd = try reader.fileDescriptor()
+            guard try scopes.isPortal(call.sender, bus: bus) else {
+                throw BusError.accessDenied("only xdg-desktop-portal retrieves applications' secrets")
+            }
+            // Response 2: failed (no valid app id: a host app, which has no sandbox to key).
+            var response: UInt32 = 2
+            if CallerScopes.isValidApplicationID(appID), !store.secretServiceIsLocked(),
+                let secret = try? SecretPortal.secret(for: appID, in: store), SecretPortal.write(secret, to: fd)
+            {
+                response = 0
+            }
+            try reply(call) { writer in
+                writer.append(.uint32(response))
+                writer.open("a", "{sv}")
+                writer.close()
+            }
+        default:
+            throw BusError.unknownMethod(call.interface ?? "", call.member)
         }
     }
 

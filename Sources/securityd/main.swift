@@ -26,7 +26,8 @@ import Glibc
 // TROUSSEAU_UNSAFE_FAST_KDF=1 (cheap passcode derivation), TROUSSEAU_TEST_ADMIN_TRUST_SETTINGS=FILE
 // (the administrator's trust settings, instead of /etc/trousseau/trust-settings), TROUSSEAU_TEST_ENCLAVE_KEY_SEED
 // (enclave keys derived from it, for the leak test), TROUSSEAU_TEST_SYSTEM_BUS=ADDRESS (the bus logind's
-// PrepareForSleep comes from, instead of the system bus) and TROUSSEAU_TEST_SENSOR=DIR
+// PrepareForSleep comes from, instead of the system bus), TROUSSEAU_TEST_PORTAL_EXECUTABLE=PATH (a program the
+// Secret Service takes for xdg-desktop-portal) and TROUSSEAU_TEST_SENSOR=DIR
 // (a scripted biometric sensor), which release builds do not contain.
 
 ProcessHardening.silenceCrashes()
