@@ -96,6 +96,38 @@ struct SecretServiceClientTests {
         #expect(plain.status == 0 && plain.stdout == "True False\n", "\(plain.stdout) \(plain.stderr)")
     }
 
+    /// Debian's Chromium, headless, on the bus: the first run of a profile stores its
+    /// "Chromium Safe Storage" key, the second finds that key instead of making another.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "needs chromium (scripts/install-deps)"))
+    func theRealChromiumKeepsOneSafeStorageKey() throws {
+        let bus = try SessionBus()
+        let profile = bus.directory + "/chromium-profile"
+        var environment = bus.clientEnvironment
+        environment["XDG_CONFIG_HOME"] = bus.directory + "/config"
+        environment["XDG_CACHE_HOME"] = bus.directory + "/cache"
+        let script = "from client import *\nconn = connect()\nsession = open_plain(conn)\n"
+            + "found = ok(call(conn, ROOT, SVC, 'SearchItems', 'a{ss}', ({'application': 'chromium'},)))[0]\n"
+            + "for path in found:\n"
+            + "    attributes = ok(call(conn, path, PROPS, 'GetAll', 's', (ITEM,)))[0]\n"
+            + "    print(attributes['Label'][1], attributes['Attributes'][1]['xdg:schema'], bytes(ok(call(conn, path, ITEM, 'GetSecret', 'o', (session,)))[0][2]).decode())\n"
+        var keys: [String] = []
+        for run in 1...2 {
+            // --no-sandbox: the tests may run as root, where Chromium's sandbox refuses to start.
+            let chromium = try CommandRunner.run(
+                executable: "/usr/bin/chromium",
+                ["--headless=new", "--no-sandbox", "--password-store=gnome-libsecret", "--user-data-dir=" + profile, "--dump-dom", "about:blank"],
+                environment: environment, clearing: true)
+            #expect(chromium.status == 0, "run \(run): \(chromium.stderr)")
+            let items = try bus.python(script)
+            #expect(items.status == 0, "\(items.stderr)")
+            let lines = items.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.count == 1, "one key after run \(run): \(items.stdout) \(bus.keychain.logText)")
+            #expect(lines.first?.hasPrefix("Chromium Safe Storage chrome_libsecret_os_crypt_password_v2 ") == true, "\(items.stdout)")
+            keys.append(lines.first ?? "")
+        }
+        #expect(keys[0] == keys[1], "the second run found the first run's key")
+    }
+
     @Test func chromiumsCallSequenceStoresItsKeyOnceAndFindsItAgain() throws {
         let bus = try SessionBus()
         let first = try bus.python("import client; client.chromium('chromium')")
