@@ -165,7 +165,10 @@ import Testing
     /// nothing of it left (root, with dpkg and apt).
     @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/apt-get"), "needs root and apt"))
     func theDebianPackageInstallsServesANewUserAndRemovesCleanly() throws {
-        try #require(!FileManager.default.fileExists(atPath: "/var/lib/dpkg/info/trousseau.list"), "a trousseau package is installed already; not touching it")
+        // A package removed but not purged ("config-files", left by an earlier run) may be
+        // replaced; an installed one belongs to someone and is not touched.
+        let status = try run("/usr/bin/dpkg-query", ["-W", "-f=${db:Status-Status}", "trousseau"], environment: CommandRunner.hostEnvironment)
+        try #require(status.stdout != "installed", "a trousseau package is installed already; not touching it")
         let built = try run("/bin/bash", [Self.repository.path + "/scripts/package-deb", "--out", directory + "/deb"], environment: CommandRunner.hostEnvironment)
         try #require(built.status == 0, "\(built.stderr)")
         let package = built.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -181,7 +184,7 @@ import Testing
             _ = try? run("/usr/bin/pkill", ["-u", user], environment: apt)
             usleep(300_000)
             _ = try? run("/usr/sbin/userdel", ["-rf", user], environment: apt)
-            _ = try? run("/usr/bin/apt-get", ["remove", "-y", "-qq", "trousseau"], environment: apt)
+            _ = try? run("/usr/bin/apt-get", ["purge", "-y", "-qq", "trousseau"], environment: apt)
         }
         let files = try run("/usr/bin/dpkg", ["-L", "trousseau"], environment: apt).stdout.split(separator: "\n").map(String.init)
         #expect(files.contains("/usr/bin/security") && files.contains("/usr/libexec/trousseau/securityd"))
@@ -201,8 +204,11 @@ import Testing
         _ = try run("/usr/bin/pkill", ["-u", user], environment: apt)
         usleep(300_000)
 
-        let removed = try run("/usr/bin/apt-get", ["remove", "-y", "-qq", "trousseau"], environment: apt)
+        let removed = try run("/usr/bin/apt-get", ["purge", "-y", "-qq", "trousseau"], environment: apt)
         #expect(removed.status == 0, "\(removed.stderr)")
+        let purged = try run("/usr/bin/dpkg-query", ["-W", "-f=${db:Status-Status}", "trousseau"], environment: apt)
+        #expect(purged.stdout.isEmpty || purged.stdout == "not-installed", "purged, not left as \(purged.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: "/var/lib/dpkg/info/trousseau.list"))
         var isDirectory: ObjCBool = false
         // gnome-keyring's activation file, when it is installed, is back at the path ours had.
         let activation = "/usr/share/dbus-1/services/org.freedesktop.secrets.service"
