@@ -41,6 +41,18 @@ let package = Package(
         .target(name: "CLoginManager", linkerSettings: [.linkedLibrary("systemd")]),
         // The Secret Service's bus connection through the same sd-bus, for securityd only.
         .target(name: "CSecretBus", linkerSettings: [.linkedLibrary("systemd")]),
+        // GLib's GVariant (Debian's libglib2.0), reading libsecret's version 1 keyring files.
+        .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        .target(name: "CGVariant", dependencies: ["CGLib"]),
+        // gnome-keyring's and libsecret's keyring files (`security import-keyring`), read in securityd.
+        .target(
+            name: "KeyringFiles",
+            dependencies: [
+                "CGVariant", "KeychainModel",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .target(name: "KeychainSystem", dependencies: ["KeychainModel"], swiftSettings: testHooks),
         // Called from the main of each process that holds keys. Apart from the system layer:
         // it needs a C shim, and nothing a client links may (swift-certificates imports
@@ -134,7 +146,7 @@ let package = Package(
         .target(
             name: "SecretService",
             dependencies: [
-                "CPKCS12", "CSecretBus", "KeychainModel", "KeychainStore",
+                "CPKCS12", "CSecretBus", "KeychainModel", "KeychainStore", "KeyringFiles",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
@@ -142,7 +154,7 @@ let package = Package(
         .target(
             name: "KeychainServer",
             dependencies: [
-                "CSystemShims", "CLoginManager", "CodeSigning", "SecretService", "KeychainCertificates", "KeychainKeys", "KeychainPKCS12", "KeychainProfiles",
+                "CSystemShims", "CLoginManager", "CodeSigning", "SecretService", "KeyringFiles", "KeychainCertificates", "KeychainKeys", "KeychainPKCS12", "KeychainProfiles",
                 "KeychainModel", "KeychainCrypto", "KeychainStore",
                 "KeychainSystem", "KeychainProtocol", "Enclave", "EnclaveProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),

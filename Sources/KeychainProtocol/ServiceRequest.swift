@@ -60,7 +60,7 @@ public enum ServiceCatalog {
         Service.KeychainInfo.self, Service.SetKeychainSettings.self, Service.ChangeKeychainPassword.self,
         Service.SearchList.self, Service.DefaultKeychain.self,
         Service.InstallProfile.self, Service.RemoveProfile.self, Service.CopyProfiles.self,
-        Service.ServeSecretService.self,
+        Service.ServeSecretService.self, Service.ImportKeyring.self,
     ]
 }
 

@@ -82,8 +82,12 @@ extension KeychainStore {
     /// (the Secret Service's `CreateItem`).
     ///
     /// - Returns: the item, and whether it is new.
+    ///
+    /// - Parameter dates: the new item's creation and modification dates (an import keeps
+    ///   the original's); now when nil.
     public func createSecretServiceItem(
-        in group: String, label: String, attributes: [String: String], secret: SecretBytes, contentType: String, replace: Bool
+        in group: String, label: String, attributes: [String: String], secret: SecretBytes, contentType: String, replace: Bool,
+        dates: (created: Date, modified: Date)? = nil
     ) throws -> (SecretServiceItem, created: Bool) {
         try Self.checkSecretServiceAttributes(attributes)
         let keys = OperationKeys(keybag)
@@ -95,7 +99,7 @@ extension KeychainStore {
         let now = Date()
         let item = SecretServiceItem(
             id: SecretServiceItem.id(of: UUID()), label: label, attributes: attributes, contentType: contentType,
-            created: now, modified: now, accessGroup: group)
+            created: dates?.created ?? now, modified: dates?.modified ?? now, accessGroup: group)
         let stored = keychainItem(item, secret: secret)
         let sealed = try seal(stored, keys: keys)
         try write { db in

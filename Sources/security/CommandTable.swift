@@ -392,5 +392,8 @@ enum CommandTable {
         ToolCommand(
             name: "profiles", usage: ProfileCommands.usage,
             help: "Install, list, show or remove configuration profiles.", run: ProfileCommands.profiles),
+        ToolCommand(
+            name: "import-keyring", usage: KeyringCommands.usage,
+            help: "Import the items of a gnome-keyring keyring file.", run: KeyringCommands.importKeyring),
     ]
 }

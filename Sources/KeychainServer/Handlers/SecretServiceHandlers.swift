@@ -1,5 +1,7 @@
 import KeychainModel
 import KeychainProtocol
+import KeyringFiles
+import SecretService
 
 // The Secret Service, handed to a running daemon by `securityd --secret-service`.
 
@@ -10,5 +12,14 @@ extension Service.ServeSecretService: ServedRequest {
         }
         try frontEnd.start(address: authorized.request.busAddress)
         return NoResult()
+    }
+}
+
+extension Service.ImportKeyring: ServedRequest {
+    static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> Service.KeyringImportReport {
+        let keyring = try GnomeKeyringFile.read(authorized.request.file, password: authorized.request.password)
+        let outcome = try KeyringImport.run(keyring, into: daemon.store)
+        return Service.KeyringImportReport(
+            label: keyring.label, imported: UInt32(outcome.imported), updated: UInt32(outcome.updated), unchanged: UInt32(outcome.unchanged))
     }
 }
