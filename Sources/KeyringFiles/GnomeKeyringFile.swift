@@ -64,10 +64,12 @@ public struct GnomeKeyringFile: Sendable {
         for _ in 0..<4 { _ = try reader.uint32() }  // reserved
         let count = try reader.uint32()
         guard count <= maximumItems else { throw KeychainError.decode("the keyring file is damaged (\(count) items)") }
-        // The hashed part: ids, types and attribute hashes, which the encrypted part repeats in full.
+        // The hashed part: ids, types and attribute hashes; the encrypted part repeats the
+        // attributes in full, but not the types.
+        var types: [UInt32] = []
         for _ in 0..<count {
             _ = try reader.uint32()  // id
-            _ = try reader.uint32()  // type
+            types.append(try reader.uint32())
             _ = try reader.attributes()
         }
         let size = Int(try reader.uint32())
@@ -93,16 +95,19 @@ public struct GnomeKeyringFile: Sendable {
         try decrypted.withUnsafeBytes { buffer in
             var inner = Reader(Array(buffer), offset: 16)
             defer { inner.zero() }
-            for _ in 0..<count {
+            for type in types {
                 let label = try inner.string() ?? ""
                 let secret = try inner.secret()
                 let created = try inner.time()
                 let modified = try inner.time()
                 _ = try inner.string()  // reserved
                 for _ in 0..<4 { _ = try inner.uint32() }
-                // gnome-keyring shows an item's attributes on the bus as stored: its item type
-                // (a version 0 field libsecret no longer uses) is not one of them.
-                let attributes = try inner.attributes()
+                // gnome-keyring keeps an item's schema as its type, not among its attributes,
+                // and shows it on the bus as the attribute xdg:schema: so does the import.
+                var attributes = try inner.attributes()
+                if attributes[Self.schemaAttribute] == nil, let schema = Self.schema(ofItemType: type) {
+                    attributes[Self.schemaAttribute] = schema
+                }
                 let acl = try inner.uint32()
                 guard acl <= maximumItems else { throw KeychainError.decode("the keyring file is damaged (ACL)") }
                 for _ in 0..<acl {
@@ -116,6 +121,22 @@ public struct GnomeKeyringFile: Sendable {
             }
         }
         return GnomeKeyringFile(label: label, created: created, modified: modified, items: items)
+    }
+
+    static let schemaAttribute = "xdg:schema"
+
+    /// The schema a version 0 item type stands for (gnome-keyring's `gkm-secret-compat.c`;
+    /// only the low 16 bits name the type).
+    static func schema(ofItemType type: UInt32) -> String? {
+        switch type & 0xffff {
+        case 0: "org.freedesktop.Secret.Generic"
+        case 1: "org.gnome.keyring.NetworkPassword"
+        case 2: "org.gnome.keyring.Note"
+        case 3: "org.gnome.keyring.ChainedKeyring"
+        case 4: "org.gnome.keyring.EncryptionKey"
+        case 0x100: "org.gnome.keyring.PkStorage"
+        default: nil
+        }
     }
 
     /// gnome-keyring's key and IV for version 0: SHA-256 over password and salt, rehashed

@@ -44,6 +44,8 @@ import Testing
         Service.SearchList(replacement: nil), Service.SearchList(replacement: ["/a", "/b"]),
         Service.DefaultKeychain(replacement: nil), Service.DefaultKeychain(replacement: "/a"),
         Service.InstallProfile(file: Data("<plist/>".utf8)), Service.RemoveProfile(identifier: "com.example.profile"), Service.CopyProfiles(),
+        Service.ServeSecretService(busAddress: "unix:path=/run/user/1000/bus"),
+        Service.ImportKeyring(file: Data("GnomeKeyring\n\r\0\n".utf8), password: SecretBytes("pw".utf8)),
     ]
 
     static func frame(_ request: some ServiceRequest, presence: SecretBytes? = nil) -> [UInt8] {
@@ -87,6 +89,9 @@ import Testing
             payloads: [ProfilePayloadRecord(type: "com.apple.dock", identifier: "d", uuid: "D", displayName: nil, supported: false, items: 0)])
         var profileReader = ByteReader(Data(ServiceWire.success(Service.ProfileList(profiles: [profile])).bytes))
         #expect(try ServiceWire.decodeResponse(&profileReader, to: Service.CopyProfiles.self).profiles == [profile])
+        let report = Service.KeyringImportReport(label: "Login", imported: 3, updated: 1, unchanged: 2)
+        var reportReader = ByteReader(Data(ServiceWire.success(report).bytes))
+        #expect(try ServiceWire.decodeResponse(&reportReader, to: Service.ImportKeyring.self) == report)
         let failure = KeychainError(status: OSStatusCode.authNeeded, message: "needs you", details: .dictionary(["f": .number(1)]))
         var failed = ByteReader(Data(ServiceWire.failure(failure).bytes))
         do {

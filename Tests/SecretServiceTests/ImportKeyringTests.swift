@@ -37,16 +37,22 @@ struct ImportKeyringTests {
             """.write(toFile: configuration, atomically: true, encoding: .utf8)
         try Self.listing.write(toFile: directory + "/listing.py", atomically: true, encoding: .utf8)
         let script = """
-            echo -n '\(password)' | gnome-keyring-daemon --foreground --unlock --components=secrets >/dev/null &
-            daemon=$!
-            /usr/bin/python3 -c 'import time, jeepney, jeepney.io.blocking as b
+            start() {
+              echo -n '\(password)' | gnome-keyring-daemon --foreground --unlock --components=secrets >/dev/null &
+              daemon=$!
+              /usr/bin/python3 -c 'import time, jeepney, jeepney.io.blocking as b
             c = b.open_dbus_connection(bus="SESSION")
             for _ in range(200):
                 if c.send_and_get_reply(jeepney.bus_messages.message_bus.NameHasOwner("org.freedesktop.secrets")).body[0]: break
                 time.sleep(0.05)'
+            }
+            start
             echo -n 's3cret' | secret-tool store --label='Demo account' service demo user alice
             printf 'bin\\001ary \\303\\274' | secret-tool store --label='Ünïcode label' service 'ü' user 'x y'
             /usr/bin/python3 -c 'import keyring; keyring.set_password("mail.example", "bob", "pw two")'
+            kill $daemon; wait $daemon
+            # What gnome-keyring shows for the file: the items as it reads them back.
+            start
             /usr/bin/python3 \(directory)/listing.py
             kill $daemon; wait $daemon
             """
