@@ -214,7 +214,7 @@ let package = Package(
             // Measures the daemon against the machine's floors (docs/PERFORMANCE.md).
             name: "keychain-bench",
             dependencies: [
-                "KeychainClient", "KeychainModel", "KeychainProtocol", "KeychainSystem", "Security",
+                "CSecretBus", "KeychainClient", "KeychainModel", "KeychainProtocol", "KeychainSystem", "Security",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

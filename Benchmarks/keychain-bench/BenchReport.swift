@@ -65,6 +65,27 @@ struct BenchReport: Codable, Sendable {
         var maxMillis: Double
     }
 
+    /// A Secret Service provider at one size, measured through one private bus with one client.
+    struct SecretServiceRow: Codable, Sendable {
+        var provider: String
+        var items: Int
+        var lookups: Int
+        /// `SearchItems`, then `Item.GetSecret` in a plain session.
+        var lookupP50Micros: Double
+        var lookupP99Micros: Double
+        /// `org.freedesktop.DBus.Peer.Ping` to the provider through the bus: one call's floor.
+        var pingP50Micros: Double
+        /// `GetId` to the bus daemon itself.
+        var busP50Micros: Double
+        /// Lookup p50 over Ping p50 (a lookup is two calls).
+        var ratio: Double
+        /// The fill's `CreateItem` calls (nil when the provider already held this many).
+        var storeP50Micros: Double?
+        var storeP99Micros: Double?
+        var secretToolP50Millis: Double
+        var secretToolMaxMillis: Double
+    }
+
     struct Target: Codable, Sendable {
         var target: String
         var measured: String
@@ -79,6 +100,7 @@ struct BenchReport: Codable, Sendable {
     var memory: [Memory] = []
     var processes: [WholeProcess] = []
     var keys: [KeyOperation] = []
+    var secretService: [SecretServiceRow] = []
     var targets: [Target] = []
 
     func floor(_ name: String, items: Int? = nil) -> Floor? {

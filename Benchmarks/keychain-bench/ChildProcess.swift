@@ -7,13 +7,20 @@ import Glibc
 /// Starting programs the way a shell does (posix_spawn), for whole-process timings and
 /// for the echo peer.
 enum ChildProcess {
-    /// Starts `path` with `arguments`; standard output and error go to /dev/null, and
-    /// `descriptor`, when given, becomes the child's descriptor 3.
-    static func spawn(_ path: String, _ arguments: [String], environment: [String: String], descriptor: Int32? = nil) throws -> pid_t {
+    /// Starts `path` with `arguments`; standard input is `standardInput` (else /dev/null),
+    /// standard output and error go to /dev/null, and `descriptor`, when given, becomes the
+    /// child's descriptor 3.
+    static func spawn(
+        _ path: String, _ arguments: [String], environment: [String: String], descriptor: Int32? = nil, standardInput: Int32? = nil
+    ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let standardInput {
+            posix_spawn_file_actions_adddup2(&actions, standardInput, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         if let descriptor { posix_spawn_file_actions_adddup2(&actions, descriptor, 3) }
@@ -34,6 +41,12 @@ enum ChildProcess {
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
         let signal = status & 0x7f
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+    }
+
+    /// Ends `pid` (SIGTERM) and reaps it.
+    static func stop(_ pid: pid_t) {
+        kill(pid, SIGTERM)
+        wait(pid)
     }
 
     /// Runs `path` to completion.

@@ -49,6 +49,17 @@ struct KeychainBench: ParsableCommand {
     @Flag(name: .long, help: "A quick run that checks every measurement works; its figures mean nothing.")
     var smoke = false
 
+    @Flag(
+        name: .long,
+        help: "Instead: the Secret Service against gnome-keyring on one private bus (lookups, Ping, CreateItem, secret-tool lookup).")
+    var secretService = false
+
+    @Option(name: .long, parsing: .upToNextOption, help: "With --secret-service: the sizes both providers are filled to.")
+    var secretServiceSizes: [Int] = []
+
+    @Option(name: .long, parsing: .upToNextOption, help: "With --secret-service: the sizes only Trousseau is filled to.")
+    var trousseauSizes: [Int] = []
+
     static func main() {
         // The socket floor's other end is this same executable.
         let arguments = CommandLine.arguments
@@ -65,7 +76,7 @@ struct KeychainBench: ParsableCommand {
     }
 
     func validate() throws {
-        guard (sizes + clients).allSatisfy({ $0 > 0 }), operations > 0, runs > 0 else {
+        guard (sizes + clients + secretServiceSizes + trousseauSizes).allSatisfy({ $0 > 0 }), operations > 0, runs > 0 else {
             throw ValidationError("sizes, clients, operations and runs must be positive")
         }
         if let unknown = only.first(where: { Workload(rawValue: $0) == nil }) {
@@ -85,13 +96,34 @@ struct KeychainBench: ParsableCommand {
         defer { keychain.remove() }
         var report = BenchReport(
             machine: .current(directory: directory), date: ISO8601DateFormatter().string(from: Date()), smoke: smoke)
-        var runner = BenchRun(plan: plan, products: products, keychain: keychain, report: report, output: Output())
-        try runner.run()
-        report = runner.report
+        if secretService {
+            report.secretService = try measureSecretService(products: products, keychain: keychain)
+            report.targets = Targets.secretService(report.secretService)
+        } else {
+            var runner = BenchRun(plan: plan, products: products, keychain: keychain, report: report, output: Output())
+            try runner.run()
+            report = runner.report
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         try encoder.encode(report).write(to: URL(fileURLWithPath: json))
         print("\nJSON: \(json)")
+    }
+}
+
+extension KeychainBench {
+    /// The Secret Service rows and their targets.
+    func measureSecretService(products: Products, keychain: BenchKeychain) throws -> [BenchReport.SecretServiceRow] {
+        var plan = smoke ? SecretServiceBench.Plan.smoke : .full
+        if !secretServiceSizes.isEmpty { plan.sizes = secretServiceSizes }
+        if !trousseauSizes.isEmpty { plan.trousseauSizes = trousseauSizes }
+        let output = Output()
+        output.line("keychain-bench --secret-service\(smoke ? " (smoke run: figures mean nothing)" : "")")
+        var bench = SecretServiceBench(plan: plan, products: products, keychain: keychain, output: output)
+        try bench.run()
+        output.line("")
+        output.line(Table.targets(Targets.secretService(bench.rows)))
+        return bench.rows
     }
 }
 

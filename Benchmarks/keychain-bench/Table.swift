@@ -34,6 +34,17 @@ enum Table {
             })
     }
 
+    static func secretService(_ rows: [BenchReport.SecretServiceRow]) -> String {
+        render(
+            ["provider", "items", "lookup p50 µs", "p99 µs", "Ping p50 µs", "lookup / Ping", "CreateItem p50 µs", "secret-tool lookup p50 ms"],
+            rows.map {
+                [
+                    $0.provider, grouped($0.items), micros($0.lookupP50Micros), micros($0.lookupP99Micros), micros($0.pingP50Micros),
+                    String(format: "%.2f×", $0.ratio), $0.storeP50Micros.map(micros) ?? "–", String(format: "%.2f", $0.secretToolP50Millis),
+                ]
+            })
+    }
+
     static func targets(_ targets: [BenchReport.Target]) -> String {
         render(["target", "measured", "met"], targets.map { [$0.target, $0.measured, $0.met ? "yes" : "NO"] })
     }

@@ -51,4 +51,24 @@ enum Targets {
         }
         return targets
     }
+
+    /// The Secret Service issue's: Trousseau's lookup within 2× of one Ping to it through
+    /// the bus, and faster than gnome-keyring's at every size both were measured at.
+    static func secretService(_ rows: [BenchReport.SecretServiceRow]) -> [BenchReport.Target] {
+        var targets: [BenchReport.Target] = []
+        for row in rows where row.provider == SecretServiceBench.trousseau {
+            targets.append(
+                .init(
+                    target: "Secret Service lookup, \(Table.grouped(row.items)) items: p50 ≤ 2 × Ping",
+                    measured: "\(Table.micros(row.lookupP50Micros)) µs; 2 × \(Table.micros(row.pingP50Micros)) = \(Table.micros(2 * row.pingP50Micros)) µs",
+                    met: row.ratio <= 2))
+            guard let peer = rows.first(where: { $0.provider == SecretServiceBench.gnomeKeyring && $0.items == row.items }) else { continue }
+            targets.append(
+                .init(
+                    target: "Secret Service lookup, \(Table.grouped(row.items)) items: faster than gnome-keyring",
+                    measured: "\(Table.micros(row.lookupP50Micros)) µs vs \(Table.micros(peer.lookupP50Micros)) µs",
+                    met: row.lookupP50Micros < peer.lookupP50Micros))
+        }
+        return targets
+    }
 }
