@@ -165,38 +165,58 @@ extension KeychainStore {
     }
 
     /// Rows of `groups` carrying the marker and every attribute's token (and the account
-    /// token of `id`): the index answers, nothing is decrypted.
+    /// token of `id`): the indexes answer, nothing is decrypted.
     private func candidates(in groups: [String], matching attributes: [String: String], id: String?, db: Database) throws -> [StoredRow] {
-        let (sql, arguments) = candidateStatement(in: groups, matching: attributes, id: id)
+        let (sql, arguments) = try candidateStatement(in: groups, matching: attributes, id: id, db: db)
         return try Row.fetchAll(statements.statement(sql, in: db), arguments: arguments).map {
             try StoredRow($0, itemClass: .genericPassword)
         }
     }
 
-    /// SQLite's plan for a Secret Service search (the tests check that it uses the indexes).
-    public func secretServiceQueryPlan(in groups: [String], matching attributes: [String: String]) throws -> [String] {
-        let (sql, arguments) = candidateStatement(in: groups, matching: attributes, id: nil)
-        return try read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+    /// SQLite's plan for a Secret Service search, or for item `id` (the tests check that it
+    /// uses the indexes).
+    public func secretServiceQueryPlan(in groups: [String], matching attributes: [String: String], id: String? = nil) throws -> [String] {
+        try read { db in
+            let (sql, arguments) = try candidateStatement(in: groups, matching: attributes, id: id, db: db)
+            return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
         }
     }
 
-    private func candidateStatement(in groups: [String], matching attributes: [String: String], id: String?) -> (String, StatementArguments) {
+    /// One token's list drives the search — the item's own row for `id`, else the attribute
+    /// that fewest items share — and every other token is probed per row through
+    /// `genp_attribute`'s primary key (token, item). Were each an `IN (SELECT …)`, SQLite would
+    /// build each list whole per statement: an attribute every item shares (one application's
+    /// "service"; the marker, on every lookup of an item by its path) would cost a walk over all.
+    private func candidateStatement(
+        in groups: [String], matching attributes: [String: String], id: String?, db: Database
+    ) throws -> (String, StatementArguments) {
         var clauses = ["agrp IN (\(databaseQuestionMarks(count: groups.count)))", "tomb = 0"]
         var arguments: [any DatabaseValueConvertible] = groups
+        // Only Secret Service items have attribute rows: the marker is needed only when no
+        // attribute is named.
+        var tokens = attributes.isEmpty ? [secretServiceMarker] : attributes.sorted(by: { $0.key < $1.key }).map { attributeToken($0.key, $0.value) }
         if let id {
             clauses.append("uuid = ?")
             arguments.append(SecretServiceItem.uuid(ofID: id)?.storedBytes ?? Data())
-        }
-        // Only Secret Service items have attribute rows: the marker is needed only when no
-        // attribute is named (SQLite walks the first list and probes the others).
-        let tokens = attributes.isEmpty ? [secretServiceMarker] : attributes.sorted(by: { $0.key < $1.key }).map { attributeToken($0.key, $0.value) }
-        for token in tokens {
+        } else {
+            if tokens.count > 1 { tokens = try bySelectivity(tokens, db: db) }
             clauses.append("rowid IN (SELECT item FROM genp_attribute WHERE token = ?)")
+            arguments.append(tokens.removeFirst())
+        }
+        for token in tokens {
+            clauses.append("EXISTS (SELECT 1 FROM genp_attribute WHERE token = ? AND item = genp.rowid)")
             arguments.append(token)
         }
         let sql = "SELECT \(StoredRow.columns) FROM genp WHERE \(clauses.joined(separator: " AND ")) ORDER BY rowid"
         return (sql, StatementArguments(arguments))
+    }
+
+    /// `tokens`, the one fewest rows carry first: each counted through the primary key, up to a
+    /// bound (beyond it, a list is long whichever it is).
+    private func bySelectivity(_ tokens: [Int64], db: Database) throws -> [Int64] {
+        let count = try statements.statement("SELECT count(*) FROM (SELECT 1 FROM genp_attribute WHERE token = ? LIMIT 64)", in: db)
+        let counted = try tokens.map { token in (token, try Int.fetchOne(count, arguments: [token]) ?? 0) }
+        return counted.sorted { $0.1 < $1.1 }.map(\.0)
     }
 
     /// A row's item, confirmed to carry `attributes` (tokens are 64 bits: a collision is

@@ -89,6 +89,21 @@ import Testing
         #expect(!plan.contains("SCAN genp"), "no walk over the items: \(plan)")
     }
 
+    /// An attribute every item shares, and the marker every Secret Service item carries, are
+    /// probed per row, never built into a list: a lookup of one item among many reads one
+    /// list of one item (before, each `IN (SELECT …)` list was built whole per statement).
+    @Test func aSharedAttributeAndTheMarkerAreProbedNotListed() throws {
+        for i in 0..<50 { try create("item \(i)", ["application": "the same", "n": "\(i)"], "s") }
+        let search = try store.secretServiceQueryPlan(in: scope, matching: ["application": "the same", "n": "7"])
+        #expect(search.filter { $0.hasSuffix("USING PRIMARY KEY (token=?)") }.count == 1, "one list, the rarer attribute's: \(search)")
+        #expect(search.contains { $0.hasSuffix("USING PRIMARY KEY (token=? AND item=?)") }, "the other probed: \(search)")
+        let item = try #require(try store.secretServiceItems(in: scope, matching: ["n": "7"]).first)
+        let byPath = try store.secretServiceQueryPlan(in: scope, matching: [:], id: item.id)
+        #expect(byPath.contains { $0.contains("(uuid=?)") }, "the item's own row: \(byPath)")
+        #expect(!byPath.contains { $0.hasSuffix("(token=?)") }, "no list of every item: \(byPath)")
+        #expect(try store.secretServiceSecret(id: item.id, in: scope).1.attributes == ["application": "the same", "n": "7"])
+    }
+
     @Test func attributesLabelsAndSecretsAreNotInPlaintextOnDisk() throws {
         try create("Distinctive Label 7c1", ["distinctive-name-3f2": "distinctive-value-9a8"], "distinctive-secret-5e4")
         for file in keychain.databaseFiles {
