@@ -229,7 +229,7 @@ let package = Package(
             name: "KeychainFuzzTargets",
             dependencies: [
                 "KeychainModel", "KeychainCertificates", "KeychainCrypto", "KeychainKeys", "KeychainPKCS12", "KeychainProfiles", "KeychainProtocol",
-                "EnclaveProtocol",
+                "EnclaveProtocol", "KeyringFiles",
             ]
         ),
 

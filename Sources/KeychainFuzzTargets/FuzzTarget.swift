@@ -7,6 +7,7 @@ import KeychainModel
 import KeychainPKCS12
 import KeychainProfiles
 import KeychainProtocol
+import KeyringFiles
 
 /// The decoders that read bytes an attacker chooses, as fuzz targets: libFuzzer drives
 /// them in `Fuzz/` (scripts/fuzz), and the test suite replays the committed corpus
@@ -36,6 +37,11 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// carries (certificates, PKCS#12 with its Password, Wi-Fi, VPN, preferences), and the
     /// input as EnvelopedData opened with the certificate seed's key.
     case profile
+    /// A gnome-keyring keyring file (version 0 or 1), as securityd reads it for
+    /// `security import-keyring`, with the password "fuzz" and at most 4,096 key-derivation
+    /// iterations (libsecret's 100,000 are too slow for a fuzzer's loop: version 1 inputs are
+    /// read up to the key derivation).
+    case keyring
 
     /// Runs the decoder over `input`; errors are expected, crashes are bugs.
     public func run(_ input: Data) {
@@ -85,6 +91,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 _ = try? ProfileInstallation(opened)
             }
             _ = try? Self.openSeedEnvelope(input)
+        case .keyring:
+            _ = try? GnomeKeyringFile.read(input, password: SecretBytes("fuzz".utf8), iterationLimit: 4_096)
         }
     }
 
@@ -158,6 +166,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             return made.map { [$0.0.encoded] } ?? []
         case .profile:
             // Committed files made by plistlib and openssl (XML, binary, signed, encrypted).
+            return []
+        case .keyring:
+            // Committed files written by gnome-keyring-daemon (version 0) and libsecret's file backend (version 1).
             return []
         case .blob:
             return [item, internet, ["cdat": .date(Date(timeIntervalSince1970: 1_800_000_000)), "gena": .data(Data([0, 255]))]]

@@ -29,27 +29,32 @@ public struct GnomeKeyringFile: Sendable {
     static let header: [UInt8] = Array("GnomeKeyring\n\r".utf8) + [0] + Array("\n".utf8)
     /// More items than any real keyring holds; a bigger count is damage, not a keyring.
     static let maximumItems: UInt32 = 1_000_000
-    static let maximumIterations: UInt32 = 10_000_000
+    /// The most key-derivation iterations a file may ask for (gnome-keyring writes a few
+    /// thousand, libsecret 100,000): seconds of work, not hours.
+    public static let maximumIterations: UInt32 = 10_000_000
 
     /// Reads `contents` with `password`.
     ///
+    /// - Parameter iterationLimit: the most key-derivation iterations the file may ask for
+    ///   (fewer than the default 10,000,000 for a fuzzer's loop).
     /// - Throws: `errSecDecode` for a file that is not a keyring (or is damaged, or of a
     ///   version other than 0 and 1), `errSecAuthFailed` for a wrong password.
-    public static func read(_ contents: Data, password: SecretBytes) throws -> GnomeKeyringFile {
+    public static func read(_ contents: Data, password: SecretBytes, iterationLimit: UInt32 = maximumIterations) throws -> GnomeKeyringFile {
         let bytes = [UInt8](contents)
         guard bytes.count >= header.count + 2, Array(bytes[0..<header.count]) == header else {
             throw KeychainError.decode("not a gnome-keyring keyring file")
         }
         switch (bytes[header.count], bytes[header.count + 1]) {
-        case (0, 0): return try readVersion0(bytes, password: password)
-        case (1, 0): return try GnomeKeyringFileV1.read(bytes[(header.count + 2)...], password: password)
+        case (0, 0): return try readVersion0(bytes, password: password, iterationLimit: min(iterationLimit, maximumIterations))
+        case (1, 0):
+            return try GnomeKeyringFileV1.read(bytes[(header.count + 2)...], password: password, iterationLimit: min(iterationLimit, maximumIterations))
         case let (major, minor): throw KeychainError.decode("keyring file version \(major).\(minor) is not one this reads (0.0, 1.0)")
         }
     }
 
     // MARK: - Version 0
 
-    private static func readVersion0(_ bytes: [UInt8], password: SecretBytes) throws -> GnomeKeyringFile {
+    private static func readVersion0(_ bytes: [UInt8], password: SecretBytes, iterationLimit: UInt32) throws -> GnomeKeyringFile {
         var reader = Reader(bytes, offset: header.count + 2)
         guard try reader.byte() == 0, try reader.byte() == 0 else {
             throw KeychainError.decode("the keyring's cipher or hash is not AES and MD5")
@@ -75,7 +80,7 @@ public struct GnomeKeyringFile: Sendable {
         let size = Int(try reader.uint32())
         guard size % 16 == 0, size >= 16 else { throw KeychainError.decode("the keyring's encrypted part is not whole AES blocks") }
         let encrypted = try reader.bytes(size)
-        guard iterations >= 1, iterations <= maximumIterations else {
+        guard iterations >= 1, iterations <= iterationLimit else {
             throw KeychainError.decode("the keyring file is damaged (\(iterations) hash iterations)")
         }
 

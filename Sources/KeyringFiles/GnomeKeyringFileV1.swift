@@ -11,9 +11,7 @@ import KeychainModel
 /// the one 16-byte key PBKDF2 derives from the password; the plaintext (PKCS#7-padded) is the
 /// GVariant `(a{ss}sttay)` of attributes, label, created, modified and secret.
 enum GnomeKeyringFileV1 {
-    static let maximumIterations: UInt32 = 10_000_000
-
-    static func read(_ body: ArraySlice<UInt8>, password: SecretBytes) throws -> GnomeKeyringFile {
+    static func read(_ body: ArraySlice<UInt8>, password: SecretBytes, iterationLimit: UInt32) throws -> GnomeKeyringFile {
         final class Collected {
             var blobs: [[UInt8]] = []
         }
@@ -34,7 +32,7 @@ enum GnomeKeyringFileV1 {
             }
         }
         guard read == 0 else { throw KeychainError.decode("the keyring file is damaged (not a version 1 keyring)") }
-        guard iterations >= 1, iterations <= maximumIterations else {
+        guard iterations >= 1, iterations <= iterationLimit else {
             throw KeychainError.decode("the keyring file is damaged (\(iterations) PBKDF2 iterations)")
         }
         let key = try password.withUnsafeBytes { passwordBytes in
