@@ -49,4 +49,28 @@ import Testing
         let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("keychain-bench-") }
         #expect(left.isEmpty, "\(left)")
     }
+
+    /// The Secret Service run: gnome-keyring and Trousseau on one private bus, every size
+    /// measured, lookups checked against the secrets stored, and the targets evaluated.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gnome-keyring-daemon") && FileManager.default.isExecutableFile(atPath: "/usr/bin/secret-tool")
+                && FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon"),
+            "needs gnome-keyring, secret-tool and dbus-daemon (scripts/install-deps)"))
+    func aSecretServiceSmokeRunMeasuresBothProviders() throws {
+        let directory = try TemporaryKeychain.makeTemporaryDirectory()
+        defer { try? FileManagerLite.removeTree(directory) }
+        let json = directory + "/bench.json"
+        let result = try CommandRunner.run("keychain-bench", ["--secret-service", "--smoke", "--json", json, "--directory", directory])
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
+        let rows = try #require(report["secretService"] as? [[String: Any]])
+        let measured = rows.map { "\($0["provider"] as? String ?? "?") \($0["items"] as? Int ?? 0)" }
+        #expect(measured == ["gnome-keyring 30", "gnome-keyring 60", "Trousseau 30", "Trousseau 60", "Trousseau 100"])
+        #expect(rows.allSatisfy { ($0["lookups"] as? Int) == 30 && ($0["lookupP50Micros"] as? Double ?? 0) > 0 && ($0["pingP50Micros"] as? Double ?? 0) > 0 })
+        let targets = try #require(report["targets"] as? [[String: Any]]).compactMap { $0["target"] as? String }
+        #expect(targets.contains("Secret Service lookup, 60 items: faster than gnome-keyring"), "\(targets)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("keychain-bench-") }
+        #expect(left.isEmpty, "\(left)")
+    }
 }
