@@ -10,7 +10,10 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "keychain-fuzz",
-            dependencies: [.product(name: "KeychainFuzzTargets", package: "Trousseau")]
+            dependencies: [.product(name: "KeychainFuzzTargets", package: "Trousseau")],
+            // KeychainProfiles calls CoreFoundation, whose symbols are in libFoundation on
+            // Linux; nothing else in this executable links it.
+            linkerSettings: [.linkedLibrary("Foundation")]
         )
     ],
     swiftLanguageModes: [.v6]
