@@ -73,6 +73,8 @@ struct BenchReport: Codable, Sendable {
         /// `SearchItems`, then `Item.GetSecret` in a plain session.
         var lookupP50Micros: Double
         var lookupP99Micros: Double
+        /// The lookup's first call alone.
+        var searchP50Micros: Double
         /// `org.freedesktop.DBus.Peer.Ping` to the provider through the bus: one call's floor.
         var pingP50Micros: Double
         /// `GetId` to the bus daemon itself.

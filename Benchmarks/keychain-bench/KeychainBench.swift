@@ -54,6 +54,9 @@ struct KeychainBench: ParsableCommand {
         help: "Instead: the Secret Service against gnome-keyring on one private bus (lookups, Ping, CreateItem, secret-tool lookup).")
     var secretService = false
 
+    @Flag(inversion: .prefixedNo, help: "With --secret-service: measure gnome-keyring too (when it is installed).")
+    var peer = true
+
     @Option(name: .long, parsing: .upToNextOption, help: "With --secret-service: the sizes both providers are filled to.")
     var secretServiceSizes: [Int] = []
 
@@ -117,8 +120,10 @@ extension KeychainBench {
         var plan = smoke ? SecretServiceBench.Plan.smoke : .full
         if !secretServiceSizes.isEmpty { plan.sizes = secretServiceSizes }
         if !trousseauSizes.isEmpty { plan.trousseauSizes = trousseauSizes }
+        if !smoke { plan.lookups = operations }
         let output = Output()
         output.line("keychain-bench --secret-service\(smoke ? " (smoke run: figures mean nothing)" : "")")
+        plan.peer = peer
         var bench = SecretServiceBench(plan: plan, products: products, keychain: keychain, output: output)
         try bench.run()
         output.line("")

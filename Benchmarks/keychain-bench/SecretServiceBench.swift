@@ -22,6 +22,8 @@ struct SecretServiceBench {
         var pings: Int
         var processRuns: Int
         var fillClients = 4
+        /// Whether gnome-keyring is measured too.
+        var peer = true
 
         static let full = Plan(sizes: [1_000, 10_000], trousseauSizes: [100_000], lookups: 2_000, pings: 5_000, processRuns: 50)
         static let smoke = Plan(sizes: [30, 60], trousseauSizes: [100], lookups: 30, pings: 100, processRuns: 3, fillClients: 2)
@@ -47,12 +49,12 @@ struct SecretServiceBench {
         let bus = try PrivateBus(directory: keychain.directory)
         defer { bus.stop() }
         output.line("a private bus at \(bus.address)")
-        if let daemon = ["/usr/bin/gnome-keyring-daemon", "/bin/gnome-keyring-daemon"].first(where: FileManager.default.isExecutableFile(atPath:)) {
+        if plan.peer, let daemon = ["/usr/bin/gnome-keyring-daemon", "/bin/gnome-keyring-daemon"].first(where: FileManager.default.isExecutableFile(atPath:)) {
             let peer = try startGnomeKeyring(daemon, bus: bus)
             defer { ChildProcess.stop(peer) }
             try measure(Self.gnomeKeyring, sizes: plan.sizes, bus: bus)
         } else {
-            output.line("gnome-keyring-daemon is not installed: Trousseau alone")
+            output.line("gnome-keyring: not measured (--no-peer, or not installed)")
         }
         try startTrousseau(bus: bus)
         try measure(Self.trousseau, sizes: plan.sizes + plan.trousseauSizes, bus: bus)
@@ -119,12 +121,16 @@ struct SecretServiceBench {
             count = size
             let ping = try Latencies.measure(plan.pings) { _ in try client.ping() }
             var generator = SplitMix64(seed: UInt64(size))
+            var searches: [UInt64] = []
             let lookup = try Latencies.measure(plan.lookups) { _ in
                 let index = Int(generator.next() % UInt64(size))
+                let before = monotonicNanoseconds()
                 let items = try client.searchItems(Self.attributes(index))
+                searches.append(monotonicNanoseconds() - before)
                 guard items.count == 1 else { throw BenchError("\(provider): item-\(index) found \(items.count) times") }
                 guard try client.secret(of: items[0]) == Self.secret(index) else { throw BenchError("\(provider): item-\(index) has another secret") }
             }
+            let search = Latencies(searches)
             let tool = try Latencies.measure(plan.processRuns) { run in
                 let status = try ChildProcess.run(
                     "/usr/bin/secret-tool", ["lookup"] + Self.attributes(run % size).sorted(by: { $0.key < $1.key }).flatMap { [$0.key, $0.value] },
@@ -133,12 +139,12 @@ struct SecretServiceBench {
             }
             let row = BenchReport.SecretServiceRow(
                 provider: provider, items: size, lookups: lookup.count, lookupP50Micros: lookup.p50, lookupP99Micros: lookup.p99,
-                pingP50Micros: ping.p50, busP50Micros: busRoundTrip.p50, ratio: lookup.p50 / ping.p50,
+                searchP50Micros: search.p50, pingP50Micros: ping.p50, busP50Micros: busRoundTrip.p50, ratio: lookup.p50 / ping.p50,
                 storeP50Micros: store.count > 0 ? store.p50 : nil, storeP99Micros: store.count > 0 ? store.p99 : nil,
                 secretToolP50Millis: tool.p50 / 1_000, secretToolMaxMillis: tool.percentile(100) / 1_000)
             rows.append(row)
             output.line(
-                "  \(Table.grouped(size)) items: lookup \(Table.micros(lookup.p50)) µs p50 (Ping \(Table.micros(ping.p50)) µs, "
+                "  \(Table.grouped(size)) items: lookup \(Table.micros(lookup.p50)) µs p50 (SearchItems \(Table.micros(search.p50)) µs; Ping \(Table.micros(ping.p50)) µs, "
                     + String(format: "%.2f×", row.ratio) + "), secret-tool lookup " + String(format: "%.2f ms", row.secretToolP50Millis))
         }
     }

@@ -212,11 +212,16 @@ extension KeychainStore {
     }
 
     /// `tokens`, the one fewest rows carry first: each counted through the primary key, up to a
-    /// bound (beyond it, a list is long whichever it is).
+    /// bound (beyond it, a list is long whichever it is), all in one statement.
     private func bySelectivity(_ tokens: [Int64], db: Database) throws -> [Int64] {
-        let count = try statements.statement("SELECT count(*) FROM (SELECT 1 FROM genp_attribute WHERE token = ? LIMIT 64)", in: db)
-        let counted = try tokens.map { token in (token, try Int.fetchOne(count, arguments: [token]) ?? 0) }
-        return counted.sorted { $0.1 < $1.1 }.map(\.0)
+        let counts = (0..<tokens.count).map { "SELECT \($0), count(*) FROM (SELECT 1 FROM genp_attribute WHERE token = ? LIMIT 64)" }
+        let statement = try statements.statement(counts.joined(separator: " UNION ALL "), in: db)
+        var counted = Array(repeating: 0, count: tokens.count)
+        for row in try Row.fetchAll(statement, arguments: StatementArguments(tokens)) {
+            let position: Int = row[0]
+            if counted.indices.contains(position) { counted[position] = row[1] }
+        }
+        return tokens.indices.sorted { counted[$0] < counted[$1] }.map { tokens[$0] }
     }
 
     /// A row's item, confirmed to carry `attributes` (tokens are 64 bits: a collision is

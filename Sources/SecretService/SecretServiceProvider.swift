@@ -181,9 +181,13 @@ public final class SecretServiceProvider: @unchecked Sendable {
         if call.path == SecretPortal.path { return try portal(call) }
         guard let object = SecretObjectPath(call.path) else { throw BusError.unknownObject(call.path) }
         let caller = try connection(for: call.sender)
-        // Objects outside the caller's view are missing, whatever the interface.
-        try requireExists(object, for: caller, path: call.path)
         let interface = call.interface ?? interfaces(of: object).first { methods(of: $0).contains(call.member) } ?? ""
+        // Objects outside the caller's view are missing, whatever the interface. GetSecret —
+        // half of every lookup — finds its item in the one read that opens it, and answers
+        // UnknownObject itself when there is none.
+        if !(interface == Introspection.item && call.member == "GetSecret") {
+            try requireExists(object, for: caller, path: call.path)
+        }
         switch interface {
         case "org.freedesktop.DBus.Introspectable":
             guard call.member == "Introspect" else { throw BusError.unknownMethod(interface, call.member) }
@@ -439,7 +443,13 @@ public final class SecretServiceProvider: @unchecked Sendable {
         switch call.member {
         case "GetSecret":
             let session = try session(try call.expect("o").objectPath(), caller)
-            let (secret, item) = try self.secret(id, caller)
+            let secret: SecretBytes
+            let item: SecretServiceItem
+            do {
+                (secret, item) = try self.secret(id, caller)
+            } catch let error as BusError where error.name == BusError.noSuchObject("").name {
+                throw BusError.unknownObject(path)
+            }
             try reply(call, sensitive: true) { writer in
                 append(secret, contentType: item.contentType, session: session, to: &writer)
             }
