@@ -41,9 +41,9 @@ let package = Package(
         .target(name: "CLoginManager", linkerSettings: [.linkedLibrary("systemd")]),
         // The Secret Service's bus connection through the same sd-bus, for securityd only.
         .target(name: "CSecretBus", linkerSettings: [.linkedLibrary("systemd")]),
-        // GLib's GVariant (Debian's libglib2.0), reading libsecret's version 1 keyring files.
-        .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
-        .target(name: "CGVariant", dependencies: ["CGLib"]),
+        // GLib's GVariant (Debian's libglib2.0-0, opened when first needed), reading
+        // libsecret's version 1 keyring files.
+        .target(name: "CGVariant"),
         // gnome-keyring's and libsecret's keyring files (`security import-keyring`), read in securityd.
         .target(
             name: "KeyringFiles",

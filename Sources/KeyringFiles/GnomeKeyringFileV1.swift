@@ -31,7 +31,7 @@ enum GnomeKeyringFileV1 {
                     }, Unmanaged.passUnretained(collected).toOpaque())
             }
         }
-        guard read == 0 else { throw KeychainError.decode("the keyring file is damaged (not a version 1 keyring)") }
+        try Self.check(read, "not a version 1 keyring")
         guard iterations >= 1, iterations <= iterationLimit else {
             throw KeychainError.decode("the keyring file is damaged (\(iterations) PBKDF2 iterations)")
         }
@@ -45,6 +45,15 @@ enum GnomeKeyringFileV1 {
         }
         let date = Date(timeIntervalSince1970: TimeInterval(modified))
         return GnomeKeyringFile(label: "", created: date, modified: date, items: items)
+    }
+
+    /// The shim's answer: 0, -1 for data that is not what it should be, -2 without GLib.
+    private static func check(_ result: Int32, _ what: String) throws {
+        switch result {
+        case 0: return
+        case -2: throw KeychainError(status: OSStatusCode.unimplemented, message: "reading libsecret's keyring files needs GLib (Debian's libglib2.0-0)")
+        default: throw KeychainError.decode("the keyring file is damaged (\(what))")
+        }
     }
 
     /// One item's blob: its MAC checked (a wrong password fails here), then decrypted.
@@ -88,7 +97,7 @@ enum GnomeKeyringFileV1 {
                     fields.secret = length > 0 ? SecretBytes(copying: UnsafeRawBufferPointer(start: bytes, count: length)) : SecretBytes([])
                 }, Unmanaged.passUnretained(fields).toOpaque())
         }
-        guard read == 0 else { throw KeychainError.decode("the keyring file is damaged (an item)") }
+        try Self.check(read, "an item")
         return GnomeKeyringFile.Item(
             label: fields.label, attributes: fields.attributes, secret: fields.secret,
             created: Date(timeIntervalSince1970: TimeInterval(created)), modified: Date(timeIntervalSince1970: TimeInterval(modified)))

@@ -1,5 +1,5 @@
 import FoundationEssentials
-public import KeychainModel
+import KeychainModel
 public import KeychainStore
 public import KeyringFiles
 
