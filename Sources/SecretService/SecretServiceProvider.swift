@@ -185,9 +185,9 @@ public final class SecretServiceProvider: @unchecked Sendable {
         // Objects outside the caller's view are missing, whatever the interface. GetSecret —
         // half of every lookup — finds its item in the one read that opens it, and answers
         // UnknownObject itself when there is none.
-        if !(interface == Introspection.item && call.member == "GetSecret") {
-            try requireExists(object, for: caller, path: call.path)
-        }
+        let opensItself: Bool
+        if case .item = object, interface == Introspection.item, call.member == "GetSecret" { opensItself = true } else { opensItself = false }
+        if !opensItself { try requireExists(object, for: caller, path: call.path) }
         switch interface {
         case "org.freedesktop.DBus.Introspectable":
             guard call.member == "Introspect" else { throw BusError.unknownMethod(interface, call.member) }
