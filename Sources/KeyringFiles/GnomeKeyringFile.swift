@@ -85,45 +85,41 @@ public struct GnomeKeyringFile: Sendable {
         }
 
         let (key, iv) = deriveKeyAndIV(password: password, salt: salt, iterations: Int(iterations))
-        guard let plaintext = try? encrypted.withUnsafeBytes({ try AES._CBC.decrypt($0, using: key, iv: iv, noPadding: true) }) else {
+        guard var plaintext = try? encrypted.withUnsafeBytes({ try AES._CBC.decrypt($0, using: key, iv: iv, noPadding: true) }) else {
             throw KeychainError.decode("the keyring's encrypted part cannot be decrypted")
         }
-        let decrypted = SecretBytes(plaintext)
-        var scratch = Array(plaintext)
-        defer { scratch.withUnsafeMutableBytes { SecretBytes.zero($0) } }
+        // One copy of the decrypted part, read in place and zeroed with the cipher's output.
+        var inner = Reader(Array(plaintext), offset: 16)
+        plaintext.withUnsafeMutableBytes { SecretBytes.zero($0) }
+        defer { inner.zero() }
         // The first 16 bytes are the MD5 of the rest: a wrong password gives another digest.
-        let digest = Insecure.MD5.hash(data: scratch[16...])
-        guard Array(digest) == Array(scratch[0..<16]) else {
+        guard inner.checksumMatches() else {
             throw KeychainError(status: OSStatusCode.authFailed, message: "the password of the keyring is not this one")
         }
         var items: [Item] = []
-        try decrypted.withUnsafeBytes { buffer in
-            var inner = Reader(Array(buffer), offset: 16)
-            defer { inner.zero() }
-            for type in types {
-                let label = try inner.string() ?? ""
-                let secret = try inner.secret()
-                let created = try inner.time()
-                let modified = try inner.time()
-                _ = try inner.string()  // reserved
-                for _ in 0..<4 { _ = try inner.uint32() }
-                // gnome-keyring keeps an item's schema as its type, not among its attributes,
-                // and shows it on the bus as the attribute xdg:schema: so does the import.
-                var attributes = try inner.attributes()
-                if attributes[Self.schemaAttribute] == nil, let schema = Self.schema(ofItemType: type) {
-                    attributes[Self.schemaAttribute] = schema
-                }
-                let acl = try inner.uint32()
-                guard acl <= maximumItems else { throw KeychainError.decode("the keyring file is damaged (ACL)") }
-                for _ in 0..<acl {
-                    _ = try inner.uint32()
-                    _ = try inner.string()
-                    _ = try inner.string()
-                    _ = try inner.string()
-                    _ = try inner.uint32()
-                }
-                items.append(Item(label: label, attributes: attributes, secret: secret, created: created, modified: modified))
+        for type in types {
+            let label = try inner.string() ?? ""
+            let secret = try inner.secret()
+            let created = try inner.time()
+            let modified = try inner.time()
+            _ = try inner.string()  // reserved
+            for _ in 0..<4 { _ = try inner.uint32() }
+            // gnome-keyring keeps an item's schema as its type, not among its attributes,
+            // and shows it on the bus as the attribute xdg:schema: so does the import.
+            var attributes = try inner.attributes()
+            if attributes[Self.schemaAttribute] == nil, let schema = Self.schema(ofItemType: type) {
+                attributes[Self.schemaAttribute] = schema
             }
+            let acl = try inner.uint32()
+            guard acl <= maximumItems else { throw KeychainError.decode("the keyring file is damaged (ACL)") }
+            for _ in 0..<acl {
+                _ = try inner.uint32()
+                _ = try inner.string()
+                _ = try inner.string()
+                _ = try inner.string()
+                _ = try inner.uint32()
+            }
+            items.append(Item(label: label, attributes: attributes, secret: secret, created: created, modified: modified))
         }
         return GnomeKeyringFile(label: label, created: created, modified: modified, items: items)
     }
@@ -170,6 +166,11 @@ public struct GnomeKeyringFile: Sendable {
 
         mutating func zero() {
             bytes.withUnsafeMutableBytes { SecretBytes.zero($0) }
+        }
+
+        /// Whether the first 16 bytes are the MD5 of the rest (version 0's check of the password).
+        func checksumMatches() -> Bool {
+            bytes.count >= 16 && Array(Insecure.MD5.hash(data: bytes[16...])) == Array(bytes[0..<16])
         }
 
         mutating func byte() throws -> UInt8 { try bytes(1)[0] }

@@ -67,7 +67,9 @@ enum GnomeKeyringFileV1 {
         }
         let ciphertext = blob[0..<(blob.count - 48)]
         let iv = try AES._CBC.IV(ivBytes: blob[(blob.count - 48)..<(blob.count - 32)])
-        var padded = try Array(AES._CBC.decrypt(ciphertext, using: key, iv: iv, noPadding: true))
+        var output = try AES._CBC.decrypt(ciphertext, using: key, iv: iv, noPadding: true)
+        var padded = Array(output)
+        output.withUnsafeMutableBytes { SecretBytes.zero($0) }
         defer { padded.withUnsafeMutableBytes { SecretBytes.zero($0) } }
         guard let last = padded.last, (1...16).contains(last), Int(last) <= padded.count else {
             throw KeychainError.decode("the keyring file is damaged (an item's padding)")
