@@ -83,6 +83,11 @@ struct SecretServiceClientTests {
             print(util.ALGORITHM_DH == 'dh-unknown', item.session.encrypted)
             [found] = list(collection.search_items({'kind': sys.argv[1]}))
             assert found.get_secret() == b'secret \\x00\\xff ' + sys.argv[1].encode()
+            # Lock (secretstorage's, as secret-tool lock would send it) locks nothing: the
+            # items are AfterFirstUnlock, readable for the session (README, "Locking").
+            collection.lock()
+            assert not collection.is_locked() and not found.is_locked()
+            assert found.get_secret() == b'secret \\x00\\xff ' + sys.argv[1].encode()
             found.set_label('Renamed')
             found.set_attributes({'kind': sys.argv[1], 'n': '2'})
             found.set_secret(b'changed')

@@ -70,6 +70,51 @@ struct SecretServiceLockingTests {
         #expect(state.stdout == "False\n")
     }
 
+    /// A client that goes away while its prompt waits for the agent leaves nothing behind:
+    /// the agent's answer still unlocks the keychain, the prompt is gone for everyone, and
+    /// the provider goes on serving.
+    @Test func aClientThatLeavesMidPromptLeavesNothingBehind() throws {
+        let directory = try TemporaryKeychain.makeTemporaryDirectory()
+        chmod(directory, 0o755)
+        let agent = directory + "/agent"
+        let answered = directory + "/answered"
+        try "#!/bin/sh\n[ \"$1\" = passcode ] || exit 1\nsleep 1\ntouch \(answered)\necho \(Self.passcode)\n"
+            .write(toFile: agent, atomically: true, encoding: .utf8)
+        chmod(agent, 0o755)
+        let bus = try lockedBus(daemonEnvironment: ["TROUSSEAU_PASSCODE_AGENT": agent])
+        let leaving = """
+            import os
+            from client import *
+            conn = connect()
+            unlocked, prompt = ok(call(conn, ROOT, SVC, 'Unlock', 'ao', ([LOGIN],)))
+            ok(call(conn, prompt, PROMPT, 'Prompt', 's', ('',)))
+            print(prompt)
+            print('left before the answer', not os.path.exists('\(answered)'))
+            conn.close()
+            """
+        let left = try bus.python(leaving)
+        #expect(left.status == 0, "\(left.stderr)")
+        let lines = left.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2 && lines.last == "left before the answer True", "\(left.stdout)")
+        let prompt = lines.first ?? "/"
+        let after = """
+            import time
+            from client import *
+            conn = connect()
+            for _ in range(100):
+                if not ok(call(conn, LOGIN, PROPS, 'Get', 'ss', (COLL, 'Locked')))[0][1]:
+                    break
+                time.sleep(0.1)
+            print('locked', ok(call(conn, LOGIN, PROPS, 'Get', 'ss', (COLL, 'Locked')))[0][1])
+            print('prompt', error(call(conn, '\(prompt)', PROMPT, 'Prompt', 's', ('',))))
+            """
+        let result = try bus.python(after)
+        #expect(result.status == 0, "\(result.stderr) \(bus.keychain.logText)")
+        #expect(result.stdout == "locked False\nprompt org.freedesktop.DBus.Error.UnknownObject\n", "\(bus.keychain.logText)")
+        let lookup = try bus.secretTool("lookup", "app", "locked")
+        #expect(lookup.status == 0 && lookup.stdout == "behind the passcode", "\(lookup.stderr) \(bus.keychain.logText)")
+    }
+
     @Test func aWrongPasscodeFromTheAgentLeavesItLockedAndDismissed() throws {
         let agent = try TemporaryKeychain.makeTemporaryDirectory() + "/agent"
         try "#!/bin/sh\necho 0000\n".write(toFile: agent, atomically: true, encoding: .utf8)
