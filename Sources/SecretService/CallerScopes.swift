@@ -42,7 +42,7 @@ public struct CallerScopes: Sendable {
         let pidfd = trousseau_pidfd_open(pid)
         guard pidfd >= 0 else { return false }
         defer { close(pidfd) }
-        guard Self.flatpakInfo(pid: pid) == nil else { return false }
+        guard Self.sandboxInfo(pid: pid) == .none else { return false }
         var buffer = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
         guard length > 0 else { return false }
@@ -60,7 +60,14 @@ public struct CallerScopes: Sendable {
         let pidfd = trousseau_pidfd_open(pid)
         guard pidfd >= 0 else { throw BusError.accessDenied("the calling process has gone") }
         defer { close(pidfd) }
-        let info = Self.flatpakInfo(pid: pid)
+        let info: [UInt8]?
+        switch Self.sandboxInfo(pid: pid) {
+        case .none: info = nil
+        case .flatpak(let bytes): info = bytes
+        case .unreadable(let code):
+            // Fails closed: a root that cannot be looked into may be a sandbox's.
+            throw BusError.accessDenied("cannot tell whether the caller is sandboxed (its /.flatpak-info: \(String(cString: strerror(code))))")
+        }
         let signed = info == nil ? signedGroups?(pid) : nil
         // Everything read above was of the pinned process only if it is still running.
         guard trousseau_pidfd_alive(pidfd) == 1 else { throw BusError.accessDenied("the calling process has gone") }
@@ -74,20 +81,39 @@ public struct CallerScopes: Sendable {
         return .host
     }
 
-    /// The bytes of `/.flatpak-info` in the root of `pid`, or nil when there is none.
-    private static func flatpakInfo(pid: Int32) -> [UInt8]? {
-        let fd = open("/proc/\(pid)/root/.flatpak-info", O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+    /// What a process's root says of its sandbox.
+    enum SandboxInfo: Equatable {
+        /// No `/.flatpak-info`: not a Flatpak app.
+        case none
+        /// The file's bytes (at most 1 MiB).
+        case flatpak([UInt8])
+        /// The file is there but could not be read (a symlink, a directory, no access to the
+        /// process's root): the caller is refused, never taken for an unsandboxed program.
+        case unreadable(Int32)
+    }
+
+    /// `/.flatpak-info` in the root of `pid`.
+    private static func sandboxInfo(pid: Int32) -> SandboxInfo {
+        sandboxInfo(atPath: "/proc/\(pid)/root/.flatpak-info")
+    }
+
+    /// The file at `path`: only its absence (ENOENT) means "no sandbox".
+    static func sandboxInfo(atPath path: String) -> SandboxInfo {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return errno == ENOENT ? .none : .unreadable(errno) }
         defer { close(fd) }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while bytes.count < 1 << 20 {
             let count = read(fd, &buffer, buffer.count)
-            if count < 0, errno == EINTR { continue }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .unreadable(errno)
+            }
             guard count > 0 else { break }
             bytes += buffer[0..<count]
         }
-        return bytes
+        return .flatpak(bytes)
     }
 
     /// `name=` of the `[Application]` group of a `.flatpak-info` (a GKeyFile), when it is a
