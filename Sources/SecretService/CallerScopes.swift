@@ -42,7 +42,7 @@ public struct CallerScopes: Sendable {
         let pidfd = trousseau_pidfd_open(pid)
         guard pidfd >= 0 else { return false }
         defer { close(pidfd) }
-        guard Self.sandboxInfo(pid: pid) == .none else { return false }
+        guard Self.sandboxInfo(pid: pid) == .notSandboxed else { return false }
         var buffer = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
         guard length > 0 else { return false }
@@ -62,7 +62,7 @@ public struct CallerScopes: Sendable {
         defer { close(pidfd) }
         let info: [UInt8]?
         switch Self.sandboxInfo(pid: pid) {
-        case .none: info = nil
+        case .notSandboxed: info = nil
         case .flatpak(let bytes): info = bytes
         case .unreadable(let code):
             // Fails closed: a root that cannot be looked into may be a sandbox's.
@@ -84,7 +84,7 @@ public struct CallerScopes: Sendable {
     /// What a process's root says of its sandbox.
     enum SandboxInfo: Equatable {
         /// No `/.flatpak-info`: not a Flatpak app.
-        case none
+        case notSandboxed
         /// The file's bytes (at most 1 MiB).
         case flatpak([UInt8])
         /// The file is there but could not be read (a symlink, a directory, no access to the
@@ -100,7 +100,7 @@ public struct CallerScopes: Sendable {
     /// The file at `path`: only its absence (ENOENT) means "no sandbox".
     static func sandboxInfo(atPath path: String) -> SandboxInfo {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return errno == ENOENT ? .none : .unreadable(errno) }
+        guard fd >= 0 else { return errno == ENOENT ? .notSandboxed : .unreadable(errno) }
         defer { close(fd) }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)

@@ -14,7 +14,7 @@ struct CallerScopesTests {
     @Test func onlyAMissingFileMeansNoSandbox() throws {
         let directory = try TemporaryKeychain.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        #expect(CallerScopes.sandboxInfo(atPath: directory + "/.flatpak-info") == .none)
+        #expect(CallerScopes.sandboxInfo(atPath: directory + "/.flatpak-info") == .notSandboxed)
 
         let file = directory + "/file"
         try Data("[Application]\nname=org.example.App\nruntime=runtime/org.gnome.Platform/x86_64/45\n".utf8).write(to: URL(fileURLWithPath: file))
