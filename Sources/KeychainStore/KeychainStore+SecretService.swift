@@ -50,10 +50,12 @@ extension KeychainStore {
     /// The identifiers of the items of `groups` whose tokens match `attributes`, read from
     /// the plaintext columns alone: what a search can say while the keychain is locked
     /// (tokens are 64 bits, so a match is confirmed only once the row can be decrypted).
-    public func secretServiceItemIDs(in groups: [String], matching attributes: [String: String]) throws -> [String] {
+    public func secretServiceItemIDs(in groups: [String], matching attributes: [String: String]) throws -> [(id: String, group: String)] {
         guard !groups.isEmpty else { return [] }
         return try readStatement { db in
-            try candidates(in: groups, matching: attributes, id: nil, db: db).map { SecretServiceItem.id(of: $0.identity.uuid) }
+            try candidates(in: groups, matching: attributes, id: nil, db: db).map {
+                (SecretServiceItem.id(of: $0.identity.uuid), $0.identity.accessGroup)
+            }
         }
     }
 
@@ -273,7 +275,8 @@ extension KeychainStore {
         for token in tokens { try insert.execute(arguments: [token, rowID]) }
     }
 
-    private static func checkSecretServiceAttributes(_ attributes: [String: String]) throws {
+    /// Refuses more attributes, or longer ones, than an item may have (errSecParam).
+    public static func checkSecretServiceAttributes(_ attributes: [String: String]) throws {
         guard attributes.count <= SecretServiceItem.maximumAttributeCount else {
             throw KeychainError.param("an item may have at most \(SecretServiceItem.maximumAttributeCount) attributes")
         }

@@ -27,6 +27,20 @@ enum StoreSchema {
             try db.execute(sql: "CREATE INDEX genp_attribute_item ON genp_attribute(item)")
             try db.execute(sql: "CREATE TRIGGER genp_attribute_delete AFTER DELETE ON genp BEGIN DELETE FROM genp_attribute WHERE item = old.rowid; END")
         }
+        migrator.registerMigration("v4 secret service collections") { db in
+            // The collections callers made (their items are in an access group of their own)
+            // and the login collection's label once changed; each scope's aliases.
+            try db.execute(sql: """
+                CREATE TABLE secret_collection (owner TEXT NOT NULL, name TEXT NOT NULL, label TEXT NOT NULL,
+                  created REAL NOT NULL, modified REAL NOT NULL, PRIMARY KEY (owner, name)) WITHOUT ROWID
+                """)
+            try db.execute(sql: """
+                CREATE TABLE secret_alias (owner TEXT NOT NULL, alias TEXT NOT NULL, name TEXT NOT NULL,
+                  PRIMARY KEY (owner, alias)) WITHOUT ROWID
+                """)
+            // A collection's items are one access group: deleting or listing them is a range.
+            try db.execute(sql: "CREATE INDEX genp_agrp ON genp(agrp)")
+        }
         return migrator
     }
 

@@ -1,10 +1,18 @@
+import KeychainModel
+
 /// The object paths of the Secret Service (its specification, "Object Paths"), and what each
-/// names. Trousseau shows every caller one collection, `login`, also at the `default` alias.
+/// names. A collection is named by its own path (`…/collection/NAME`) or an alias
+/// (`…/aliases/ALIAS`); which collection that is depends on the caller (``SecretServiceProvider``).
 enum SecretObjectPath: Equatable {
+    /// How a path names a collection.
+    enum Place: Equatable {
+        case named(String)
+        case alias(String)
+    }
+
     case service
-    /// `…/collection/login` or `…/aliases/default`.
-    case collection
-    case item(id: String)
+    case collection(Place)
+    case item(Place, id: String)
     case session(id: String)
     case prompt(id: String)
     /// A path between objects (`…/collection`, `…/aliases`, `…/session`, `…/prompt`):
@@ -12,12 +20,11 @@ enum SecretObjectPath: Equatable {
     case node(String)
 
     static let root = "/org/freedesktop/secrets"
-    static let collectionPath = root + "/collection/login"
-    static let aliasPath = root + "/aliases/default"
-    static let collectionName = "login"
     static let noPrompt = "/"
 
-    static func itemPath(_ id: String) -> String { collectionPath + "/" + id }
+    static func collectionPath(_ name: String) -> String { root + "/collection/" + name }
+    static func aliasPath(_ alias: String) -> String { root + "/aliases/" + alias }
+    static func itemPath(_ collection: String, _ id: String) -> String { collectionPath(collection) + "/" + id }
     static func sessionPath(_ id: String) -> String { root + "/session/" + id }
     static func promptPath(_ id: String) -> String { root + "/prompt/" + id }
 
@@ -25,26 +32,31 @@ enum SecretObjectPath: Equatable {
     init?(_ path: String) {
         guard path == Self.root || path.hasPrefix(Self.root + "/") else { return nil }
         let e = path.dropFirst(Self.root.count).split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        func place() -> Place? {
+            guard SecretServiceCollection.isValidName(e[1]) else { return nil }
+            switch e[0] {
+            case "collection": return .named(e[1])
+            case "aliases": return .alias(e[1])
+            default: return nil
+            }
+        }
         switch e.count {
         case 0:
             self = .service
         case 1 where ["collection", "aliases", "session", "prompt"].contains(e[0]):
             self = .node(e[0])
-        case 2 where (e[0] == "collection" && e[1] == Self.collectionName) || (e[0] == "aliases" && e[1] == "default"):
-            self = .collection
-        case 3 where (e[0] == "collection" && e[1] == Self.collectionName) || (e[0] == "aliases" && e[1] == "default"):
-            self = .item(id: e[2])
         case 2 where e[0] == "session":
             self = .session(id: e[1])
         case 2 where e[0] == "prompt":
             self = .prompt(id: e[1])
+        case 2:
+            guard let place = place() else { return nil }
+            self = .collection(place)
+        case 3:
+            guard let place = place(), !e[2].isEmpty else { return nil }
+            self = .item(place, id: e[2])
         default:
             return nil
         }
-    }
-
-    /// Whether `path` is the collection, by either of its names.
-    static func isCollection(_ path: String) -> Bool {
-        path == collectionPath || path == aliasPath
     }
 }

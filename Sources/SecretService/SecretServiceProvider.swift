@@ -21,12 +21,24 @@ public final class SecretServiceProvider: @unchecked Sendable {
     private var bus: OpaquePointer?
     private var connections: [String: Connection] = [:]
     private var counter = 0
-    private let created = UInt64(Date().timeIntervalSince1970)
+    /// When this provider started: the login collection's creation date until its label is set.
+    let started = Date()
     private var stopRequested: Int32 = 0
     private let unlocker: SecretUnlocker?
     /// Signalled when an unlock prompt finishes on its own thread.
     private let wake: Int32
     private let finishedPrompts = BlockingMutex<[FinishedPrompt]>([])
+    /// This provider's own unique name on the bus.
+    private var uniqueName = ""
+    /// Each scope's collections and aliases as stored (by owner), read once and dropped
+    /// whenever this provider changes them: a search needs no read of its own to find them.
+    var storedCollections: [String: [SecretServiceCollection]] = [:]
+    var storedAliases: [String: [String: String]] = [:]
+    /// Collections a client locked (``lockKey(_:)``): unreadable through the Secret Service
+    /// until an unlock prompt succeeds, whatever the keychain's state. Held in memory: a
+    /// restart of securityd unlocks them (docs/SECURITY.md).
+    var lockedCollections: Set<String> = []
+    let sessionItems = SessionCollection()
 
     /// One client connection's state: sessions and prompts die with it.
     final class Connection {
@@ -36,18 +48,29 @@ public final class SecretServiceProvider: @unchecked Sendable {
         init(scope: SecretScope) { self.scope = scope }
     }
 
-    /// An `Unlock`'s prompt: the objects it was asked for, and whether the user is being asked.
+    /// A prompt: what the user is asked to allow, and whether they are being asked.
     struct PendingPrompt {
-        var objects: [String]
+        enum Action {
+            /// `Unlock` of these objects.
+            case unlock([String])
+            /// `Delete` of the login collection (its items), or of the one `default` names.
+            case delete(String)
+        }
+        var action: Action
         var asking = false
     }
 
-    /// An unlock prompt whose asking ended (on another thread).
+    /// A prompt whose asking ended (on another thread).
     struct FinishedPrompt: Sendable {
         let connection: String
         let id: String
-        let unlocked: Bool
+        let confirmed: Bool
     }
+
+    /// The most collections one scope makes (a careless client's loop ends with an error).
+    static let collectionLimit = 1_000
+    /// Aliases that always name one collection.
+    static let fixedAliases = [SecretServiceCollection.session: SecretServiceCollection.session, SecretServiceCollection.login: SecretServiceCollection.login]
 
     public static let busName = "org.freedesktop.secrets"
 
@@ -103,7 +126,20 @@ public final class SecretServiceProvider: @unchecked Sendable {
         guard result >= 0 else {
             return result == -EEXIST ? "\(name) has another owner" : "cannot own \(name): \(Self.describe(result))"
         }
+        var unique: UnsafePointer<CChar>?
+        if sd_bus_get_unique_name(connection, &unique) >= 0, let unique { uniqueName = String(cString: unique) }
         owned()
+        // Connections already on the bus are placed now, as later ones are when they appear.
+        var names: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        if sd_bus_list_names(connection, &names, nil) >= 0, let names {
+            var index = 0
+            while let name = names[index] {
+                connectionAppeared(String(cString: name))
+                free(name)
+                index += 1
+            }
+            free(names)
+        }
         result = trousseau_bus_run(connection, &stopRequested, wake, Self.handleWake, context)
         return result == 0 ? "stopped" : "the session bus went away (\(Self.describe(result)))"
     }
@@ -130,11 +166,14 @@ public final class SecretServiceProvider: @unchecked Sendable {
     private static let handleNameOwnerChanged: sd_bus_message_handler_t = { message, userdata, _ in
         guard let message, let userdata else { return 0 }
         let reader = BusReader(message: message)
-        guard reader.signature == "sss", let name = try? reader.string(), let _ = try? reader.string(),
-            let newOwner = try? reader.string()
+        guard reader.signature == "sss", let name = try? reader.string(), let oldOwner = try? reader.string(),
+            let newOwner = try? reader.string(), name.hasPrefix(":")
         else { return 0 }
-        if newOwner.isEmpty, name.hasPrefix(":") {
-            Unmanaged<SecretServiceProvider>.fromOpaque(userdata).takeUnretainedValue().connections[name] = nil
+        let provider = Unmanaged<SecretServiceProvider>.fromOpaque(userdata).takeUnretainedValue()
+        if newOwner.isEmpty {
+            provider.connections[name] = nil
+        } else if oldOwner.isEmpty {
+            provider.connectionAppeared(name)
         }
         return 0
     }
@@ -177,6 +216,14 @@ public final class SecretServiceProvider: @unchecked Sendable {
         return connection
     }
 
+    /// A connection that appeared on the bus (or was there when the provider started): its
+    /// scope is known at once, so that it receives its scope's signals before it ever calls.
+    /// One that cannot be placed (another user's, a refused sandbox) receives nothing.
+    func connectionAppeared(_ name: String) {
+        guard name.hasPrefix(":"), name != uniqueName, connections[name] == nil else { return }
+        _ = try? connection(for: name)
+    }
+
     private func dispatch(_ call: Call) throws {
         if call.path == SecretPortal.path { return try portal(call) }
         guard let object = SecretObjectPath(call.path) else { throw BusError.unknownObject(call.path) }
@@ -184,31 +231,29 @@ public final class SecretServiceProvider: @unchecked Sendable {
         let interface = call.interface ?? interfaces(of: object).first { methods(of: $0).contains(call.member) } ?? ""
         // Objects outside the caller's view are missing, whatever the interface. GetSecret —
         // half of every lookup — finds its item in the one read that opens it, and answers
-        // UnknownObject itself when there is none.
+        // NoSuchObject itself when there is none.
         let opensItself: Bool
         if case .item = object, interface == Introspection.item, call.member == "GetSecret" { opensItself = true } else { opensItself = false }
         if !opensItself { try requireExists(object, for: caller, path: call.path) }
-        switch interface {
-        case "org.freedesktop.DBus.Introspectable":
+        switch (interface, object) {
+        case ("org.freedesktop.DBus.Introspectable", _):
             guard call.member == "Introspect" else { throw BusError.unknownMethod(interface, call.member) }
             _ = try call.expect("")
             try reply(call) { $0.append(.string(Introspection.document(interfaces: interfaces(of: object), children: children(of: object, caller)))) }
-        case "org.freedesktop.DBus.Properties":
+        case ("org.freedesktop.DBus.Properties", _):
             try properties(call, object, caller)
-        case Introspection.service where object == .service:
+        case (Introspection.service, .service):
             try serviceMethod(call, caller)
-        case Introspection.collection where object == .collection:
-            try collectionMethod(call, caller)
-        case Introspection.item:
-            guard case .item(let id) = object else { throw BusError.unknownMethod(interface, call.member) }
-            try itemMethod(call, id: id, caller)
-        case Introspection.session:
-            guard case .session(let id) = object, call.member == "Close" else { throw BusError.unknownMethod(interface, call.member) }
+        case (Introspection.collection, .collection(let place)):
+            try collectionMethod(call, try collection(place, caller, path: call.path), caller)
+        case (Introspection.item, .item(let place, let id)):
+            try itemMethod(call, id: id, in: try collection(place, caller, path: call.path), caller)
+        case (Introspection.session, .session(let id)):
+            guard call.member == "Close" else { throw BusError.unknownMethod(interface, call.member) }
             _ = try call.expect("")
             caller.sessions[id] = nil
             try reply(call) { _ in }
-        case Introspection.prompt:
-            guard case .prompt(let id) = object else { throw BusError.unknownMethod(interface, call.member) }
+        case (Introspection.prompt, .prompt(let id)):
             try promptMethod(call, id: id, caller)
         default:
             throw BusError.unknownMethod(interface, call.member)
@@ -217,15 +262,16 @@ public final class SecretServiceProvider: @unchecked Sendable {
 
     private func requireExists(_ object: SecretObjectPath, for caller: Connection, path: String) throws {
         switch object {
-        case .item(let id):
-            guard try storeCall({ try store.secretServiceItemExists(id: id, in: caller.scope.groups) }) else {
-                throw BusError.unknownObject(path)
-            }
+        case .collection(let place):
+            _ = try collection(place, caller, path: path)
+        case .item(let place, let id):
+            let collection = try collection(place, caller, path: path)
+            guard try itemExists(id, in: collection, caller) else { throw BusError.noSuchObject(path) }
         case .session(let id):
             guard caller.sessions[id] != nil else { throw BusError.unknownObject(path) }
         case .prompt(let id):
             guard caller.prompts[id] != nil else { throw BusError.unknownObject(path) }
-        case .service, .collection, .node:
+        case .service, .node:
             break
         }
     }
@@ -255,11 +301,12 @@ public final class SecretServiceProvider: @unchecked Sendable {
     private func children(of object: SecretObjectPath, _ caller: Connection) -> [String] {
         switch object {
         case .service: ["collection", "aliases"]
-        case .node("collection"): [SecretObjectPath.collectionName]
-        case .node("aliases"): ["default"]
+        case .node("collection"): (try? collections(caller).map(\.name)) ?? []
+        case .node("aliases"): (try? aliases(caller).keys.sorted()) ?? []
         case .node("session"): caller.sessions.keys.sorted()
         case .node("prompt"): caller.prompts.keys.sorted()
-        case .collection: (try? store.secretServiceItemIDs(in: caller.scope.groups, matching: [:])) ?? []
+        case .collection(let place):
+            (try? collection(place, caller, path: "")).flatMap { try? itemIDs(in: $0, caller, matching: [:]) } ?? []
         default: []
         }
     }
@@ -307,15 +354,40 @@ public final class SecretServiceProvider: @unchecked Sendable {
             }
         case "CreateCollection":
             let reader = try call.expect("a{sv}s")
-            _ = try reader.properties()
+            let properties = try reader.properties()
             let alias = try reader.string()
-            guard ["", "default", "login"].contains(alias) else {
-                throw BusError.notSupported("Trousseau keeps one collection, login, at the alias default; there is no alias \(alias)")
+            var label = ""
+            if let given = properties[Introspection.collection + ".Label"] {
+                guard case .string(let string) = given else { throw BusError.invalidArgs("\(Introspection.collection).Label is a string") }
+                label = string
             }
+            guard alias.isEmpty || SecretServiceCollection.isValidName(alias) else {
+                throw BusError.invalidArgs("an alias is 1 to 64 letters, digits or _")
+            }
+            // An alias that names a collection already answers with it (the specification).
+            if !alias.isEmpty, let name = try aliases(caller)[alias], let existing = try collections(caller).first(where: { $0.name == name }) {
+                return try reply(call) { writer in
+                    writer.append(.objectPath(existing.path))
+                    writer.append(.objectPath(SecretObjectPath.noPrompt))
+                }
+            }
+            // A scope makes its collections without a prompt: a new collection holds only
+            // what its maker stores there, and nothing else can be deleted through it.
+            let owned = try collections(caller).count
+            guard owned < Self.collectionLimit else {
+                throw BusError.failed("a scope has at most \(Self.collectionLimit) collections; delete one first")
+            }
+            let created = try storeCall { try store.createSecretServiceCollection(owner: caller.scope.defaultGroup, label: label) }
+            if !alias.isEmpty {
+                try storeCall { try store.setSecretServiceAlias(owner: caller.scope.defaultGroup, alias: alias, name: created.name) }
+            }
+            forgetCollections(of: caller.scope.defaultGroup)
+            let path = SecretObjectPath.collectionPath(created.name)
             try reply(call) { writer in
-                writer.append(.objectPath(SecretObjectPath.collectionPath))
+                writer.append(.objectPath(path))
                 writer.append(.objectPath(SecretObjectPath.noPrompt))
             }
+            emit("CollectionCreated", interface: Introspection.service, on: SecretObjectPath.root, object: path, scope: caller.scope)
         case "SearchItems":
             let attributes = try call.expect("a{ss}").stringDictionary()
             let (unlocked, locked) = try search(caller, attributes)
@@ -323,18 +395,26 @@ public final class SecretServiceProvider: @unchecked Sendable {
                 writer.append(.objectPaths(unlocked))
                 writer.append(.objectPaths(locked))
             }
-        case "Unlock", "Lock":
+        case "Lock":
             let objects = try call.expect("ao").objectPaths()
-            if call.member == "Lock" {
-                // Items are AfterFirstUnlock: nothing a client asks locks them (docs/SECURITY.md).
-                try reply(call) { writer in
-                    writer.append(.objectPaths([]))
-                    writer.append(.objectPath(SecretObjectPath.noPrompt))
-                }
-                return
+            var locked: [String] = []
+            for path in objects {
+                guard let collection = try? collection(containing: path, caller) else { continue }
+                lockedCollections.insert(lockKey(collection))
+                locked.append(path)
             }
-            guard !store.secretServiceIsLocked() else {
-                let prompt = newPrompt(objects, caller)
+            try reply(call) { writer in
+                writer.append(.objectPaths(locked))
+                writer.append(.objectPath(SecretObjectPath.noPrompt))
+            }
+        case "Unlock":
+            let objects = try call.expect("ao").objectPaths()
+            let mine = objects.filter { (try? exists($0, caller)) == true }
+            // A prompt when the keychain is locked, or any collection asked for is.
+            let needsUser = store.secretServiceIsLocked()
+                || mine.contains { path in (try? collection(containing: path, caller)).map { isLockedByRequest($0) } ?? false }
+            guard !needsUser else {
+                let prompt = newPrompt(.unlock(objects), caller)
                 try reply(call) { writer in
                     writer.append(.objectPaths([]))
                     writer.append(.objectPath(prompt))
@@ -343,9 +423,8 @@ public final class SecretServiceProvider: @unchecked Sendable {
             }
             // Every object of the caller's that exists is unlocked (python keyring asks for
             // an already unlocked item every time; Chromium needs the collection back).
-            let unlocked = try objects.filter { try exists($0, caller) }
             try reply(call) { writer in
-                writer.append(.objectPaths(unlocked))
+                writer.append(.objectPaths(mine))
                 writer.append(.objectPath(SecretObjectPath.noPrompt))
             }
         case "GetSecrets":
@@ -354,8 +433,9 @@ public final class SecretServiceProvider: @unchecked Sendable {
             let session = try session(try reader.objectPath(), caller)
             var secrets: [(String, SecretBytes, String)] = []
             for path in paths {
-                guard case .item(let id)? = SecretObjectPath(path) else { continue }
-                guard let (secret, item) = try? secret(id, caller) else { continue }
+                guard case .item(let place, let id)? = SecretObjectPath(path), let collection = try? collection(place, caller, path: path),
+                    let (secret, item) = try? secret(id, in: collection, caller)
+                else { continue }
                 secrets.append((path, secret, item.contentType))
             }
             try reply(call, sensitive: true) { writer in
@@ -370,15 +450,29 @@ public final class SecretServiceProvider: @unchecked Sendable {
             }
         case "ReadAlias":
             let name = try call.expect("s").string()
-            let path = ["default", "login"].contains(name) ? SecretObjectPath.collectionPath : SecretObjectPath.noPrompt
+            let path = try aliases(caller)[name].map(SecretObjectPath.collectionPath) ?? SecretObjectPath.noPrompt
             try reply(call) { $0.append(.objectPath(path)) }
         case "SetAlias":
             let reader = try call.expect("so")
             let name = try reader.string()
             let path = try reader.objectPath()
-            guard name == "default", SecretObjectPath.isCollection(path) else {
-                throw BusError.notSupported("the only alias is default, of the login collection")
+            guard SecretServiceCollection.isValidName(name) else { throw BusError.invalidArgs("an alias is 1 to 64 letters, digits or _") }
+            let target: String?
+            if path == SecretObjectPath.noPrompt {
+                target = nil
+            } else {
+                guard case .collection(let place)? = SecretObjectPath(path) else { throw BusError.noSuchObject(path) }
+                target = try collection(place, caller, path: path).name
             }
+            // The session and login collections keep the names they are known by.
+            if Self.fixedAliases[name] != nil {
+                guard target == Self.fixedAliases[name] else {
+                    throw BusError.notSupported("the alias \(name) always names the \(Self.fixedAliases[name]!) collection")
+                }
+                return try reply(call) { _ in }
+            }
+            try storeCall { try store.setSecretServiceAlias(owner: caller.scope.defaultGroup, alias: name, name: target) }
+            forgetCollections(of: caller.scope.defaultGroup)
             try reply(call) { _ in }
         default:
             throw BusError.unknownMethod(Introspection.service, call.member)
@@ -387,12 +481,17 @@ public final class SecretServiceProvider: @unchecked Sendable {
 
     // MARK: - org.freedesktop.Secret.Collection
 
-    private func collectionMethod(_ call: Call, _ caller: Connection) throws {
+    private func collectionMethod(_ call: Call, _ collection: ScopedCollection, _ caller: Connection) throws {
         switch call.member {
         case "SearchItems":
             let attributes = try call.expect("a{ss}").stringDictionary()
-            let (unlocked, locked) = try search(caller, attributes)
-            try reply(call) { $0.append(.objectPaths(unlocked + locked)) }
+            let paths: [String]
+            if isLocked(collection) {
+                paths = try itemIDs(in: collection, caller, matching: attributes).map { collection.itemPath($0) }
+            } else {
+                paths = try items(in: collection, caller, matching: attributes).map { collection.itemPath($0.id) }
+            }
+            try reply(call) { $0.append(.objectPaths(paths)) }
         case "CreateItem":
             let reader = try call.expect("a{sv}(oayays)b")
             sd_bus_message_sensitive(call.message)
@@ -412,44 +511,75 @@ public final class SecretServiceProvider: @unchecked Sendable {
                 attributes = dictionary
             }
             let secret = try decode(sessionPath, parameters, value, caller)
-            try requireUnlocked()
-            let (item, isNew) = try storeCall {
-                try store.createSecretServiceItem(
-                    in: caller.scope.defaultGroup, label: label, attributes: attributes, secret: secret,
-                    contentType: contentType.isEmpty ? "text/plain" : contentType, replace: replace)
+            try requireUnlocked(collection)
+            let type = contentType.isEmpty ? "text/plain" : contentType
+            let (item, isNew): (SecretServiceItem, Bool)
+            if collection.isSession {
+                (item, isNew) = try storeCall {
+                    try sessionItems.create(
+                        of: collection.owner, label: label, attributes: attributes, secret: secret, contentType: type, replace: replace)
+                }
+            } else {
+                (item, isNew) = try storeCall {
+                    try store.createSecretServiceItem(
+                        in: collection.newItemGroup, label: label, attributes: attributes, secret: secret, contentType: type, replace: replace)
+                }
             }
-            let path = SecretObjectPath.itemPath(item.id)
+            let path = collection.itemPath(item.id)
             try reply(call) { writer in
                 writer.append(.objectPath(path))
                 writer.append(.objectPath(SecretObjectPath.noPrompt))
             }
-            emit(isNew ? "ItemCreated" : "ItemChanged", item: path, scope: caller.scope)
+            emit(isNew ? "ItemCreated" : "ItemChanged", item: path, in: collection, scope: caller.scope)
         case "Delete":
             _ = try call.expect("")
-            for item in try items(caller, matching: [:]) {
-                try storeCall { try store.deleteSecretServiceItem(id: item.id, in: caller.scope.groups) }
-                emit("ItemDeleted", item: SecretObjectPath.itemPath(item.id), scope: caller.scope)
+            // The login collection — or whichever the default alias names — holds what every
+            // program of the scope stored: only the user deletes it, through a prompt.
+            let isDefault = try aliases(caller)["default"] == collection.name
+            if collection.isLogin || isDefault {
+                let prompt = newPrompt(.delete(collection.name), caller)
+                return try reply(call) { $0.append(.objectPath(prompt)) }
             }
+            try deleteCollection(collection, caller)
             try reply(call) { $0.append(.objectPath(SecretObjectPath.noPrompt)) }
         default:
             throw BusError.unknownMethod(Introspection.collection, call.member)
         }
     }
 
+    /// Deletes `collection` and exactly its items: a created collection's access group in one
+    /// transaction; the session collection's items in memory; the login collection's items one
+    /// by one (each deleted or intact, whenever securityd stops) — it stays, empty.
+    private func deleteCollection(_ collection: ScopedCollection, _ caller: Connection) throws {
+        let owner = collection.owner
+        if collection.isLogin {
+            try requireUnlocked(collection)
+            for (id, _) in try storeCall({ try store.secretServiceItemIDs(in: collection.groups, matching: [:]) }) {
+                try storeCall { try store.deleteSecretServiceItem(id: id, in: collection.groups) }
+                emit("ItemDeleted", item: collection.itemPath(id), in: collection, scope: caller.scope)
+            }
+            return
+        }
+        if collection.isSession {
+            for id in sessionItems.deleteAll(of: owner) {
+                emit("ItemDeleted", item: collection.itemPath(id), in: collection, scope: caller.scope)
+            }
+            return
+        }
+        try storeCall { try store.deleteSecretServiceCollection(owner: owner, name: collection.name) }
+        lockedCollections.remove(lockKey(collection))
+        forgetCollections(of: owner)
+        emit("CollectionDeleted", interface: Introspection.service, on: SecretObjectPath.root, object: collection.path, scope: caller.scope)
+    }
+
     // MARK: - org.freedesktop.Secret.Item
 
-    private func itemMethod(_ call: Call, id: String, _ caller: Connection) throws {
-        let path = SecretObjectPath.itemPath(id)
+    private func itemMethod(_ call: Call, id: String, in collection: ScopedCollection, _ caller: Connection) throws {
+        let path = collection.itemPath(id)
         switch call.member {
         case "GetSecret":
             let session = try session(try call.expect("o").objectPath(), caller)
-            let secret: SecretBytes
-            let item: SecretServiceItem
-            do {
-                (secret, item) = try self.secret(id, caller)
-            } catch let error as BusError where error.name == BusError.noSuchObject("").name {
-                throw BusError.unknownObject(path)
-            }
+            let (secret, item) = try self.secret(id, in: collection, caller)
             try reply(call, sensitive: true) { writer in
                 append(secret, contentType: item.contentType, session: session, to: &writer)
             }
@@ -458,19 +588,19 @@ public final class SecretServiceProvider: @unchecked Sendable {
             sd_bus_message_sensitive(call.message)
             let (sessionPath, parameters, value, contentType) = try reader.secretStruct()
             let secret = try decode(sessionPath, parameters, value, caller)
-            try requireUnlocked()
-            try storeCall {
-                try store.updateSecretServiceItem(
-                    id: id, in: caller.scope.groups, secret: secret, contentType: contentType.isEmpty ? "text/plain" : contentType)
-            }
+            try update(id, in: collection, caller, secret: secret, contentType: contentType.isEmpty ? "text/plain" : contentType)
             try reply(call) { _ in }
-            emit("ItemChanged", item: path, scope: caller.scope)
+            emit("ItemChanged", item: path, in: collection, scope: caller.scope)
         case "Delete":
             _ = try call.expect("")
-            try requireUnlocked()
-            try storeCall { try store.deleteSecretServiceItem(id: id, in: caller.scope.groups) }
+            try requireUnlocked(collection)
+            if collection.isSession {
+                try storeCall { try sessionItems.delete(id, of: collection.owner) }
+            } else {
+                try storeCall { try store.deleteSecretServiceItem(id: id, in: collection.groups) }
+            }
             try reply(call) { $0.append(.objectPath(SecretObjectPath.noPrompt)) }
-            emit("ItemDeleted", item: path, scope: caller.scope)
+            emit("ItemDeleted", item: path, in: collection, scope: caller.scope)
         default:
             throw BusError.unknownMethod(Introspection.item, call.member)
         }
@@ -485,51 +615,78 @@ public final class SecretServiceProvider: @unchecked Sendable {
             _ = try call.expect("s")
             try reply(call) { _ in }
             guard !prompt.asking else { return }
-            guard let unlocker, store.secretServiceIsLocked() else {
-                // Nothing to ask (no one can be asked here, or the keychain was unlocked meanwhile).
-                finish(id, of: call.sender, unlocked: !store.secretServiceIsLocked())
-                return
+            let reason: String
+            switch prompt.action {
+            case .unlock(let objects):
+                let needsUser = store.secretServiceIsLocked()
+                    || objects.contains { path in (try? collection(containing: path, caller)).map { isLockedByRequest($0) } ?? false }
+                guard unlocker != nil, needsUser else {
+                    // Nothing to ask (no one can be asked here, or it was unlocked meanwhile).
+                    finish(id, of: call.sender, confirmed: !needsUser)
+                    return
+                }
+                reason = "Unlock the keychain for the Secret Service (\(caller.scope))"
+            case .delete(let name):
+                guard unlocker != nil else { return finish(id, of: call.sender, confirmed: false) }
+                reason = "Delete every item of the collection \(name) of the Secret Service (\(caller.scope))"
             }
+            guard let unlocker else { return }
             prompt.asking = true
             caller.prompts[id] = prompt
             let finished = finishedPrompts
             let wake = self.wake
             let sender = call.sender
-            let reason = "Unlock the keychain for the Secret Service (\(caller.scope))"
             DispatchQueue.global().async {
-                let unlocked = (try? unlocker(reason)) != nil
-                finished.withLock { $0.append(FinishedPrompt(connection: sender, id: id, unlocked: unlocked)) }
+                let confirmed = (try? unlocker(reason)) != nil
+                finished.withLock { $0.append(FinishedPrompt(connection: sender, id: id, confirmed: confirmed)) }
                 trousseau_bus_wake(wake)
             }
         case "Dismiss":
             _ = try call.expect("")
             try reply(call) { _ in }
-            finish(id, of: call.sender, unlocked: false)
+            finish(id, of: call.sender, confirmed: false)
         default:
             throw BusError.unknownMethod(Introspection.prompt, call.member)
         }
     }
 
-    private func newPrompt(_ objects: [String], _ caller: Connection) -> String {
+    private func newPrompt(_ action: PendingPrompt.Action, _ caller: Connection) -> String {
         counter += 1
         let id = "p\(counter)"
-        caller.prompts[id] = PendingPrompt(objects: objects)
+        caller.prompts[id] = PendingPrompt(action: action)
         return SecretObjectPath.promptPath(id)
     }
 
-    /// Ends prompt `id` of connection `sender` with `Completed`: on success, not dismissed,
-    /// with every object asked for that is the caller's (libsecret reads only this result);
-    /// else dismissed, with an empty array of the type Unlock's callers expect. A prompt whose
-    /// connection has gone, or that was dismissed meanwhile, is forgotten silently.
-    private func finish(_ id: String, of sender: String, unlocked: Bool) {
+    /// Ends prompt `id` of connection `sender` with `Completed`. An unlock the user confirmed
+    /// unlocks the collections asked for and completes with every object asked for that is the
+    /// caller's (libsecret reads only this result); a confirmed delete deletes. Otherwise it is
+    /// dismissed (with an empty array of the type Unlock's callers expect) and nothing changes.
+    /// A prompt whose connection has gone, or that was dismissed meanwhile, is forgotten silently.
+    private func finish(_ id: String, of sender: String, confirmed: Bool) {
         guard let connection = connections[sender], let prompt = connection.prompts.removeValue(forKey: id) else { return }
-        let objects = unlocked ? prompt.objects.filter { (try? exists($0, connection)) == true } : []
-        emitCompleted(path: SecretObjectPath.promptPath(id), to: sender, dismissed: !unlocked, result: .objectPaths(objects))
+        let path = SecretObjectPath.promptPath(id)
+        switch prompt.action {
+        case .unlock(let objects):
+            var unlocked: [String] = []
+            if confirmed {
+                for object in objects where (try? exists(object, connection)) == true {
+                    if let collection = try? collection(containing: object, connection) { lockedCollections.remove(lockKey(collection)) }
+                    unlocked.append(object)
+                }
+            }
+            emitCompleted(path: path, to: sender, dismissed: !confirmed, result: .objectPaths(unlocked))
+        case .delete(let name):
+            var deleted = false
+            if confirmed, let collection = try? collections(connection).first(where: { $0.name == name }) {
+                deleted = (try? deleteCollection(collection, connection)) != nil
+            }
+            emitCompleted(path: path, to: sender, dismissed: !deleted, result: .string(""))
+        }
     }
 
     private func completeFinishedPrompts() {
         for finished in finishedPrompts.withLock({ finished in defer { finished = [] }; return finished }) {
-            finish(finished.id, of: finished.connection, unlocked: finished.unlocked)
+            finish(finished.id, of: finished.connection, confirmed: finished.confirmed)
         }
     }
 
@@ -616,28 +773,31 @@ public final class SecretServiceProvider: @unchecked Sendable {
     }
 
     private func propertyValues(_ object: SecretObjectPath, interface: String, _ caller: Connection) throws -> [(String, BusValue)] {
-        let locked = store.secretServiceIsLocked()
         switch (object, interface) {
         case (.service, Introspection.service), (.service, ""):
-            return [("Collections", .objectPaths([SecretObjectPath.collectionPath]))]
-        case (.collection, Introspection.collection), (.collection, ""):
-            let all = locked ? [] : try items(caller, matching: [:])
-            let modified = all.map { UInt64(max(0, $0.modified.timeIntervalSince1970)) }.max() ?? created
-            let ids = locked ? try storeCall { try store.secretServiceItemIDs(in: caller.scope.groups, matching: [:]) } : all.map(\.id)
+            return [("Collections", .objectPaths(try collections(caller).map(\.path)))]
+        case (.collection(let place), Introspection.collection), (.collection(let place), ""):
+            let collection = try collection(place, caller, path: "")
+            let locked = isLocked(collection)
+            let all = locked ? [] : try items(in: collection, caller, matching: [:])
+            let modified = ([collection.modified] + all.map(\.modified)).map { UInt64(max(0, $0.timeIntervalSince1970)) }.max() ?? 0
+            let ids = locked ? try itemIDs(in: collection, caller, matching: [:]) : all.map(\.id)
             return [
-                ("Items", .objectPaths(ids.map(SecretObjectPath.itemPath))),
-                ("Label", .string("Login")),
+                ("Items", .objectPaths(ids.map { collection.itemPath($0) })),
+                ("Label", .string(collection.label)),
                 ("Locked", .bool(locked)),
-                ("Created", .uint64(created)),
+                ("Created", .uint64(UInt64(max(0, collection.created.timeIntervalSince1970)))),
                 ("Modified", .uint64(modified)),
             ]
-        case (.item, Introspection.item) where locked, (.item, "") where locked:
-            // Its label and attributes are encrypted until the keychain is unlocked.
-            return [("Locked", .bool(true)), ("Attributes", .attributes([:])), ("Label", .string("")), ("Created", .uint64(0)), ("Modified", .uint64(0))]
-        case (.item(let id), Introspection.item), (.item(let id), ""):
-            guard let item = try item(id, caller) else { throw BusError.unknownObject(SecretObjectPath.itemPath(id)) }
+        case (.item(let place, let id), Introspection.item), (.item(let place, let id), ""):
+            let collection = try collection(place, caller, path: "")
+            guard !isLocked(collection) else {
+                // Its label and attributes are encrypted until the keychain is unlocked.
+                return [("Locked", .bool(true)), ("Attributes", .attributes([:])), ("Label", .string("")), ("Created", .uint64(0)), ("Modified", .uint64(0))]
+            }
+            guard let item = try item(id, in: collection, caller) else { throw BusError.noSuchObject(collection.itemPath(id)) }
             return [
-                ("Locked", .bool(locked)),
+                ("Locked", .bool(false)),
                 ("Attributes", .attributes(item.attributes)),
                 ("Label", .string(item.label)),
                 ("Created", .uint64(UInt64(max(0, item.created.timeIntervalSince1970)))),
@@ -655,72 +815,88 @@ public final class SecretServiceProvider: @unchecked Sendable {
             throw BusError.unknownProperty(name)
         }
         switch (object, name) {
-        case (.item(let id), "Label"):
+        case (.item(let place, let id), "Label"):
             guard try reader.variantContents() == "s" else { throw BusError.invalidArgs("Label is a string") }
             try reader.enter("v", "s")
             let label = try reader.string()
-            try requireUnlocked()
-            try storeCall { try store.updateSecretServiceItem(id: id, in: caller.scope.groups, label: label) }
-            emit("ItemChanged", item: SecretObjectPath.itemPath(id), scope: caller.scope)
-        case (.item(let id), "Attributes"):
+            let collection = try collection(place, caller, path: "")
+            try update(id, in: collection, caller, label: label)
+            emit("ItemChanged", item: collection.itemPath(id), in: collection, scope: caller.scope)
+        case (.item(let place, let id), "Attributes"):
             guard try reader.variantContents() == "a{ss}" else { throw BusError.invalidArgs("Attributes is an a{ss}") }
             try reader.enter("v", "a{ss}")
             let attributes = try reader.stringDictionary()
-            try requireUnlocked()
-            try storeCall { try store.updateSecretServiceItem(id: id, in: caller.scope.groups, attributes: attributes) }
-            emit("ItemChanged", item: SecretObjectPath.itemPath(id), scope: caller.scope)
-        case (.collection, "Label"):
-            // One collection for everyone: its name is not the caller's to change.
-            throw BusError.accessDenied("the login collection's label does not change")
+            let collection = try collection(place, caller, path: "")
+            try update(id, in: collection, caller, attributes: attributes)
+            emit("ItemChanged", item: collection.itemPath(id), in: collection, scope: caller.scope)
+        case (.collection(let place), "Label"):
+            guard try reader.variantContents() == "s" else { throw BusError.invalidArgs("Label is a string") }
+            try reader.enter("v", "s")
+            let label = try reader.string()
+            let collection = try collection(place, caller, path: "")
+            // Each scope's collection labels are its own: another scope's login is another row.
+            if collection.isSession {
+                sessionItems.labels[collection.owner] = label
+            } else {
+                try storeCall {
+                    try store.setSecretServiceCollectionLabel(owner: collection.owner, name: collection.name, label: label, created: collection.created)
+                }
+                forgetCollections(of: collection.owner)
+            }
+            emit("CollectionChanged", interface: Introspection.service, on: SecretObjectPath.root, object: collection.path, scope: caller.scope)
         default:
             throw BusError.propertyReadOnly(name)
         }
     }
 
-    // MARK: - Items of the caller's scope
+    // MARK: - Searches across the caller's collections
 
-    private func items(_ caller: Connection, matching attributes: [String: String]) throws -> [SecretServiceItem] {
-        try requireUnlocked()
-        return try storeCall { try store.secretServiceItems(in: caller.scope.groups, matching: attributes) }
-    }
-
-    /// The caller's items matching `attributes` when the keychain is unlocked, else the paths
-    /// their tokens match (confirmed once it is): (unlocked, locked).
+    /// The caller's items matching `attributes` in every collection: those of unlocked
+    /// collections, and the paths whose tokens match in locked ones (confirmed once they are
+    /// unlocked): (unlocked, locked). The keychain's collections are one statement.
     private func search(_ caller: Connection, _ attributes: [String: String]) throws -> ([String], [String]) {
-        if store.secretServiceIsLocked() {
-            let ids = try storeCall { try store.secretServiceItemIDs(in: caller.scope.groups, matching: attributes) }
-            return ([], ids.map(SecretObjectPath.itemPath))
+        let all = try collections(caller)
+        let keychainLocked = store.secretServiceIsLocked()
+        var unlocked: [String] = []
+        var locked: [String] = []
+        var byGroup: [String: ScopedCollection] = [:]
+        var openGroups: [String] = []
+        var closedGroups: [String] = []
+        for collection in all where !collection.isSession {
+            for group in collection.groups { byGroup[group] = collection }
+            if keychainLocked || isLocked(collection) { closedGroups += collection.groups } else { openGroups += collection.groups }
         }
-        return (try items(caller, matching: attributes).map { SecretObjectPath.itemPath($0.id) }, [])
+        if !openGroups.isEmpty {
+            for item in try storeCall({ try store.secretServiceItems(in: openGroups, matching: attributes) }) {
+                if let collection = byGroup[item.accessGroup] { unlocked.append(collection.itemPath(item.id)) }
+            }
+        }
+        if !closedGroups.isEmpty {
+            for (id, group) in try storeCall({ try store.secretServiceItemIDs(in: closedGroups, matching: attributes) }) {
+                if let collection = byGroup[group] { locked.append(collection.itemPath(id)) }
+            }
+        }
+        if let session = all.first(where: \.isSession) {
+            let paths = sessionItems.items(of: session.owner, matching: attributes).map { session.itemPath($0.id) }
+            if isLocked(session) { locked += paths } else { unlocked += paths }
+        }
+        return (unlocked, locked)
     }
 
-    private func item(_ id: String, _ caller: Connection) throws -> SecretServiceItem? {
-        if store.secretServiceIsLocked() { return nil }
-        return try storeCall { try store.secretServiceItem(id: id, in: caller.scope.groups) }
-    }
-
-    private func secret(_ id: String, _ caller: Connection) throws -> (SecretBytes, SecretServiceItem) {
-        try requireUnlocked()
-        return try storeCall { try store.secretServiceSecret(id: id, in: caller.scope.groups) }
-    }
-
+    /// Whether `path` is an existing collection or item of the caller's.
     private func exists(_ path: String, _ caller: Connection) throws -> Bool {
         switch SecretObjectPath(path) {
-        case .collection?: true
-        case .item(let id)?: try store.secretServiceItemExists(id: id, in: caller.scope.groups)
-        default: false
-        }
-    }
-
-    private func requireUnlocked() throws {
-        if store.secretServiceIsLocked() {
-            throw BusError.isLocked("The keychain has not been unlocked since the machine started")
+        case .collection(let place)?: return (try? collection(place, caller, path: path)) != nil
+        case .item(let place, let id)?:
+            guard let collection = try? collection(place, caller, path: path) else { return false }
+            return try itemExists(id, in: collection, caller)
+        default: return false
         }
     }
 
     /// Runs a store operation, turning its OSStatus errors into D-Bus errors (without secrets:
     /// the store's messages never carry one).
-    private func storeCall<T>(_ body: () throws -> T) throws -> T {
+    func storeCall<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as KeychainError {
@@ -782,12 +958,18 @@ public final class SecretServiceProvider: @unchecked Sendable {
         _ = sd_bus_send(nil, message, nil)
     }
 
-    /// A collection signal, sent to each connection of `scope` by name: other scopes never
-    /// learn that an item came or went.
-    private func emit(_ member: String, item path: String, scope: SecretScope) {
+    /// A collection's signal about one of its items, sent to each connection of `scope` by
+    /// name: other scopes never learn that an item came or went.
+    private func emit(_ member: String, item path: String, in collection: ScopedCollection, scope: SecretScope) {
+        emit(member, interface: Introspection.collection, on: collection.path, object: path, scope: scope)
+    }
+
+    /// Signal `member` of `interface` at `path` carrying `object`, to each connection of `scope`
+    /// (every connection of the user's is placed in its scope as it appears on the bus).
+    private func emit(_ member: String, interface: String, on path: String, object: String, scope: SecretScope) {
         for (name, connection) in connections where connection.scope == scope {
-            send(signal: member, interface: Introspection.collection, path: SecretObjectPath.collectionPath, to: name) {
-                $0.append(.objectPath(path))
+            send(signal: member, interface: interface, path: path, to: name) {
+                $0.append(.objectPath(object))
             }
         }
     }

@@ -37,7 +37,7 @@ struct SecretServiceBadInputTests {
             expect('read-only property', call(conn, item, PROPS, 'Set', 'ssv', (ITEM, 'Created', ('t', 1))))
             expect('Label as a number', call(conn, item, PROPS, 'Set', 'ssv', (ITEM, 'Label', ('u', 1))))
             expect('unknown session', call(conn, item, ITEM, 'GetSecret', 'o', (ROOT + '/session/s999',)))
-            expect('unknown alias', call(conn, ROOT, SVC, 'CreateCollection', 'a{sv}s', ({}, 'work')))
+            expect('bad alias', call(conn, ROOT, SVC, 'CreateCollection', 'a{sv}s', ({}, 'no/such')))
 
             # Diffie-Hellman public keys outside 2 … p - 2, or longer than p.
             from secretstorage.dhcrypto import DH_PRIME_1024, int_to_bytes
@@ -82,15 +82,15 @@ struct SecretServiceBadInputTests {
             CreateItem(): org.freedesktop.DBus.Error.InvalidArgs
             GetSecret(s): org.freedesktop.DBus.Error.InvalidArgs
             unknown algorithm: org.freedesktop.DBus.Error.NotSupported
-            unknown item: org.freedesktop.DBus.Error.UnknownObject
-            bad item element: org.freedesktop.DBus.Error.UnknownObject
-            unknown collection: org.freedesktop.DBus.Error.UnknownObject
+            unknown item: org.freedesktop.Secret.Error.NoSuchObject
+            bad item element: org.freedesktop.Secret.Error.NoSuchObject
+            unknown collection: org.freedesktop.Secret.Error.NoSuchObject
             unknown method: org.freedesktop.DBus.Error.UnknownMethod
             unknown property: org.freedesktop.DBus.Error.UnknownProperty
             read-only property: org.freedesktop.DBus.Error.PropertyReadOnly
             Label as a number: org.freedesktop.DBus.Error.InvalidArgs
             unknown session: org.freedesktop.Secret.Error.NoSession
-            unknown alias: org.freedesktop.DBus.Error.NotSupported
+            bad alias: org.freedesktop.DBus.Error.InvalidArgs
             key 0: org.freedesktop.DBus.Error.InvalidArgs
             key 1: org.freedesktop.DBus.Error.InvalidArgs
             key p-1: org.freedesktop.DBus.Error.InvalidArgs

@@ -68,7 +68,10 @@ struct SecretServiceClientTests {
     }
 
     @Test func secretstorageWithBothSessionAlgorithms() throws {
-        let bus = try SessionBus()
+        let agent = try TemporaryKeychain.makeTemporaryDirectory() + "/agent"
+        try "#!/bin/sh\n[ \"$1\" = passcode ] && echo yes\n".write(toFile: agent, atomically: true, encoding: .utf8)
+        chmod(agent, 0o755)
+        let bus = try SessionBus(daemonEnvironment: ["TROUSSEAU_PASSCODE_AGENT": agent])
         // secretstorage opens the DH session; with its algorithm name changed to one the
         // service refuses (NotSupported), it falls back to plain — as libsecret does.
         let script = """
@@ -83,9 +86,16 @@ struct SecretServiceClientTests {
             print(util.ALGORITHM_DH == 'dh-unknown', item.session.encrypted)
             [found] = list(collection.search_items({'kind': sys.argv[1]}))
             assert found.get_secret() == b'secret \\x00\\xff ' + sys.argv[1].encode()
-            # Lock (secretstorage's, as secret-tool lock would send it) locks nothing: the
-            # items are AfterFirstUnlock, readable for the session (README, "Locking").
+            # Lock (secretstorage's, as secret-tool lock would send it) locks the collection
+            # until its Unlock prompt is confirmed (here by the agent).
             collection.lock()
+            assert collection.is_locked() and found.is_locked()
+            try:
+                found.get_secret()
+                raise SystemExit('read while locked')
+            except secretstorage.exceptions.LockedException:
+                pass
+            assert collection.unlock() is False, 'not dismissed'
             assert not collection.is_locked() and not found.is_locked()
             assert found.get_secret() == b'secret \\x00\\xff ' + sys.argv[1].encode()
             found.set_label('Renamed')

@@ -74,6 +74,26 @@ enum SecretServiceClients {
             assert signal.header.fields[HeaderFields.signature] == 'bv', signal.header.fields
             return unlocked, prompt, signal.body
 
+        def prompt(conn, path):
+            """Prompt at `path` and its Completed signal's body: (dismissed, result)."""
+            rule = MatchRule(type='signal', interface=PROMPT, member='Completed', path=path)
+            conn.send_and_get_reply(message_bus.AddMatch(rule))
+            with conn.filter(rule) as queue:
+                ok(call(conn, path, PROMPT, 'Prompt', 's', ('',)))
+                signal = conn.recv_until_filtered(queue, timeout=20)
+            return signal.body
+
+        def create_collection(conn, label, alias=''):
+            return ok(call(conn, ROOT, SVC, 'CreateCollection', 'a{sv}s', ({COLL + '.Label': ('s', label)}, alias)))
+
+        def store_in(conn, collection, session, label, attributes, secret):
+            properties = {ITEM + '.Label': ('s', label), ITEM + '.Attributes': ('a{ss}', attributes)}
+            return ok(call(conn, collection, COLL, 'CreateItem', 'a{sv}(oayays)b',
+                           (properties, (session, b'', secret, 'text/plain'), False)))[0]
+
+        def items_of(conn, collection):
+            return ok(call(conn, collection, PROPS, 'Get', 'ss', (COLL, 'Items')))[0][1]
+
         def chromium(application):
             """Chromium's own Secret Service client (components/os_crypt/async/browser/
             freedesktop_secret_key_provider.cc), call for call."""
@@ -124,16 +144,18 @@ enum SecretServiceClients {
                 if result[0] == 'ok':
                     lines.append(name + ' reads ' + result[1][0]['Label'][1])
                 else:
-                    assert result[1] == 'org.freedesktop.DBus.Error.UnknownObject', result
+                    assert result[1] == 'org.freedesktop.Secret.Error.NoSuchObject', result
                     deleted = call(conn, path, ITEM, 'Delete')
-                    assert deleted[1] == 'org.freedesktop.DBus.Error.UnknownObject', deleted
+                    assert deleted[1] == 'org.freedesktop.Secret.Error.NoSuchObject', deleted
             print('\n'.join(lines))
 
-        def listen(name, seconds):
-            """Prints the collection signals this connection receives for `seconds`."""
+        def listen(name, seconds, call_first=True):
+            """Prints the collection signals this connection receives for `seconds` (having
+            called the service first, or never)."""
             import time
             conn = connect()
-            open_plain(conn)  # the service knows this connection (and its scope) from now on
+            if call_first:
+                open_plain(conn)
             rule = MatchRule(type='signal', interface=COLL)
             ok(('ok', conn.send_and_get_reply(message_bus.AddMatch(rule)).body))
             with conn.filter(rule) as queue:

@@ -42,7 +42,7 @@ struct SecretServiceIsolationTests {
             let expected = [
                 "\(name) search: \(sees.joined(separator: " "))",
                 "\(name) items: \(sees.joined(separator: " "))",
-                "\(name) collections: \(collection)",
+                "\(name) collections: \(collection) /org/freedesktop/secrets/collection/session",
                 "\(name) secrets: \(readable.joined(separator: " "))",
             ] + readable.map { "\(name) reads \($0)" }
             #expect(report.stdout == expected.joined(separator: "\n") + "\n", "\(name) sees exactly \(sees)")

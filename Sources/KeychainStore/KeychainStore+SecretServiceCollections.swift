@@ -1,0 +1,107 @@
+import FoundationEssentials
+import GRDB
+import KeychainModel
+
+/// The Secret Service's collections and aliases, per scope (`owner`, the scope's default access
+/// group). A created collection's items are in its own access group, so that deleting it is
+/// one statement that can reach no other item.
+///
+/// Collection names and labels, and alias names, are stored in plaintext (as gnome-keyring's
+/// file names and headers are): docs/SECURITY.md.
+extension KeychainStore {
+    /// The collections `owner` made, and the login collection's row once its label changed,
+    /// by name. A created collection's access group holding items but no row (a backup
+    /// restored without its collections) is a collection too, labelled with its name.
+    public func secretServiceCollections(owner: String) throws -> [SecretServiceCollection] {
+        try read { db in
+            var collections = try Row.fetchAll(
+                db, sql: "SELECT name, label, created, modified FROM secret_collection WHERE owner = ? ORDER BY name", arguments: [owner]
+            ).map { row in
+                SecretServiceCollection(
+                    owner: owner, name: row["name"], label: row["label"],
+                    created: Date(timeIntervalSince1970: row["created"]), modified: Date(timeIntervalSince1970: row["modified"]))
+            }
+            let prefix = SecretServiceCollection.itemGroup(owner: owner, name: "")
+            // A range on the (agrp, …) index rather than LIKE, whose wildcards the owner may contain.
+            let groups = try String.fetchAll(
+                db, sql: "SELECT DISTINCT agrp FROM genp WHERE agrp > ? AND agrp < ?", arguments: [prefix, prefix + "\u{10FFFF}"])
+            let named = Set(collections.map(\.name))
+            for group in groups where group.hasPrefix(prefix) {
+                let name = String(group.dropFirst(prefix.count))
+                guard !named.contains(name), SecretServiceCollection.isValidName(name) else { continue }
+                collections.append(
+                    SecretServiceCollection(owner: owner, name: name, label: name, created: Date(timeIntervalSince1970: 0), modified: Date(timeIntervalSince1970: 0)))
+            }
+            return collections
+        }
+    }
+
+    /// Makes a collection of `owner` labelled `label`, named after it (``SecretServiceCollection/name(forLabel:taken:)``).
+    public func createSecretServiceCollection(owner: String, label: String) throws -> SecretServiceCollection {
+        let taken = Set(try secretServiceCollections(owner: owner).map(\.name))
+        let now = Date()
+        let collection = SecretServiceCollection(
+            owner: owner, name: SecretServiceCollection.name(forLabel: label, taken: taken), label: label, created: now, modified: now)
+        try write { db in
+            try db.execute(
+                sql: "INSERT INTO secret_collection (owner, name, label, created, modified) VALUES (?, ?, ?, ?, ?)",
+                arguments: [owner, collection.name, label, now.timeIntervalSince1970, now.timeIntervalSince1970])
+        }
+        return collection
+    }
+
+    /// Sets the label of collection `name` of `owner` (a row is made for the login collection
+    /// the first time).
+    public func setSecretServiceCollectionLabel(owner: String, name: String, label: String, created: Date) throws {
+        let now = Date().timeIntervalSince1970
+        try write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO secret_collection (owner, name, label, created, modified) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (owner, name) DO UPDATE SET label = excluded.label, modified = excluded.modified
+                    """,
+                arguments: [owner, name, label, created.timeIntervalSince1970, now])
+        }
+    }
+
+    /// Deletes created collection `name` of `owner`: every item of its access group, its row
+    /// and the aliases that name it, in one transaction (a crash leaves all or none of it).
+    ///
+    /// - Returns: how many items were deleted.
+    @discardableResult
+    public func deleteSecretServiceCollection(owner: String, name: String) throws -> Int {
+        precondition(!SecretServiceCollection.reserved.contains(name), "the login and session collections are not deleted this way")
+        return try write { db in
+            // The trigger on genp removes the rows' attribute tokens.
+            try db.execute(sql: "DELETE FROM genp WHERE agrp = ?", arguments: [SecretServiceCollection.itemGroup(owner: owner, name: name)])
+            let deleted = db.changesCount
+            try db.execute(sql: "DELETE FROM secret_collection WHERE owner = ? AND name = ?", arguments: [owner, name])
+            try db.execute(sql: "DELETE FROM secret_alias WHERE owner = ? AND name = ?", arguments: [owner, name])
+            return deleted
+        }
+    }
+
+    /// The aliases `owner` set: alias → collection name.
+    public func secretServiceAliases(owner: String) throws -> [String: String] {
+        try read { db in
+            var aliases: [String: String] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT alias, name FROM secret_alias WHERE owner = ?", arguments: [owner]) {
+                aliases[row["alias"]] = row["name"]
+            }
+            return aliases
+        }
+    }
+
+    /// Points `alias` of `owner` at collection `name`, or removes it when `name` is nil.
+    public func setSecretServiceAlias(owner: String, alias: String, name: String?) throws {
+        try write { db in
+            if let name {
+                try db.execute(
+                    sql: "INSERT INTO secret_alias (owner, alias, name) VALUES (?, ?, ?) ON CONFLICT (owner, alias) DO UPDATE SET name = excluded.name",
+                    arguments: [owner, alias, name])
+            } else {
+                try db.execute(sql: "DELETE FROM secret_alias WHERE owner = ? AND alias = ?", arguments: [owner, alias])
+            }
+        }
+    }
+}
