@@ -114,7 +114,10 @@ public final class SecretServiceProvider: @unchecked Sendable {
             bus = nil
         }
         let context = Unmanaged.passUnretained(self).toOpaque()
-        result = Self.root.withCString { sd_bus_add_fallback(connection, nil, $0, Self.handleCall, context) }
+        // Every path, not only the service's tree: a call on a path that names nothing here is
+        // NoSuchObject, the error clients map to "no such item" (secretstorage 3.3.3 knows no
+        // other), and the paths above the tree introspect towards it.
+        result = sd_bus_add_fallback(connection, nil, "/", Self.handleCall, context)
         guard result >= 0 else { return "cannot serve \(Self.root): \(Self.describe(result))" }
         result = SecretPortal.path.withCString { sd_bus_add_object(connection, nil, $0, Self.handleCall, context) }
         guard result >= 0 else { return "cannot serve \(SecretPortal.path): \(Self.describe(result))" }
@@ -226,7 +229,15 @@ public final class SecretServiceProvider: @unchecked Sendable {
 
     private func dispatch(_ call: Call) throws {
         if call.path == SecretPortal.path { return try portal(call) }
-        guard let object = SecretObjectPath(call.path) else { throw BusError.unknownObject(call.path) }
+        guard let object = SecretObjectPath(call.path) else {
+            let above = Self.root.hasPrefix(call.path == "/" ? "/" : call.path + "/")
+            guard above, call.interface == "org.freedesktop.DBus.Introspectable", call.member == "Introspect" else {
+                throw BusError.noSuchObject(call.path)
+            }
+            // "/", "/org", "/org/freedesktop": one child each, on the way to the service.
+            let child = Self.root.dropFirst(call.path == "/" ? 1 : call.path.count + 1).split(separator: "/").first.map(String.init)
+            return try reply(call) { $0.append(.string(Introspection.document(interfaces: [], children: child.map { [$0] } ?? []))) }
+        }
         let caller = try connection(for: call.sender)
         let interface = call.interface ?? interfaces(of: object).first { methods(of: $0).contains(call.member) } ?? ""
         // Objects outside the caller's view are missing, whatever the interface. GetSecret —
@@ -387,7 +398,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
                 writer.append(.objectPath(path))
                 writer.append(.objectPath(SecretObjectPath.noPrompt))
             }
-            emit("CollectionCreated", interface: Introspection.service, on: SecretObjectPath.root, object: path, scope: caller.scope)
+            announceCollections("CollectionCreated", path, caller)
         case "SearchItems":
             let attributes = try call.expect("a{ss}").stringDictionary()
             let (unlocked, locked) = try search(caller, attributes)
@@ -400,7 +411,9 @@ public final class SecretServiceProvider: @unchecked Sendable {
             var locked: [String] = []
             for path in objects {
                 guard let collection = try? collection(containing: path, caller) else { continue }
-                lockedCollections.insert(lockKey(collection))
+                if lockedCollections.insert(lockKey(collection)).inserted {
+                    announce([("Locked", .bool(true))], of: collection, scope: caller.scope)
+                }
                 locked.append(path)
             }
             try reply(call) { writer in
@@ -569,7 +582,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
         try storeCall { try store.deleteSecretServiceCollection(owner: owner, name: collection.name) }
         lockedCollections.remove(lockKey(collection))
         forgetCollections(of: owner)
-        emit("CollectionDeleted", interface: Introspection.service, on: SecretObjectPath.root, object: collection.path, scope: caller.scope)
+        announceCollections("CollectionDeleted", collection.path, caller)
     }
 
     // MARK: - org.freedesktop.Secret.Item
@@ -670,7 +683,9 @@ public final class SecretServiceProvider: @unchecked Sendable {
             var unlocked: [String] = []
             if confirmed {
                 for object in objects where (try? exists(object, connection)) == true {
-                    if let collection = try? collection(containing: object, connection) { lockedCollections.remove(lockKey(collection)) }
+                    if let collection = try? collection(containing: object, connection), lockedCollections.remove(lockKey(collection)) != nil {
+                        announce([("Locked", .bool(false))], of: collection, scope: connection.scope)
+                    }
                     unlocked.append(object)
                 }
             }
@@ -843,7 +858,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
                 }
                 forgetCollections(of: collection.owner)
             }
-            emit("CollectionChanged", interface: Introspection.service, on: SecretObjectPath.root, object: collection.path, scope: caller.scope)
+            announce([("Label", .string(label))], of: collection, scope: caller.scope)
         default:
             throw BusError.propertyReadOnly(name)
         }
@@ -970,6 +985,40 @@ public final class SecretServiceProvider: @unchecked Sendable {
         for (name, connection) in connections where connection.scope == scope {
             send(signal: member, interface: interface, path: path, to: name) {
                 $0.append(.objectPath(object))
+            }
+        }
+    }
+
+    /// A collection's properties changed: `PropertiesChanged` on it (what libsecret's proxies
+    /// read `Locked` and `Label` from) and the service's `CollectionChanged`, to its scope.
+    private func announce(_ changed: [(String, BusValue)], of collection: ScopedCollection, scope: SecretScope) {
+        propertiesChanged(changed, interface: Introspection.collection, at: collection.path, scope: scope)
+        emit("CollectionChanged", interface: Introspection.service, on: SecretObjectPath.root, object: collection.path, scope: scope)
+    }
+
+    /// The service's `Collections` changed (one was created or deleted), or `member`:
+    /// `CollectionCreated`/`CollectionDeleted` for `path`, and the property's new value.
+    private func announceCollections(_ member: String, _ path: String, _ caller: Connection) {
+        emit(member, interface: Introspection.service, on: SecretObjectPath.root, object: path, scope: caller.scope)
+        guard let all = try? collections(caller) else { return }
+        propertiesChanged([("Collections", .objectPaths(all.map(\.path)))], interface: Introspection.service, at: SecretObjectPath.root, scope: caller.scope)
+    }
+
+    /// `PropertiesChanged` of `interface` at `path`, to each connection of `scope`.
+    private func propertiesChanged(_ changed: [(String, BusValue)], interface: String, at path: String, scope: SecretScope) {
+        for (name, connection) in connections where connection.scope == scope {
+            send(signal: "PropertiesChanged", interface: "org.freedesktop.DBus.Properties", path: path, to: name) { writer in
+                writer.append(.string(interface))
+                writer.open("a", "{sv}")
+                for (property, value) in changed {
+                    writer.open("e", "sv")
+                    writer.append(.string(property))
+                    writer.appendVariant(value)
+                    writer.close()
+                }
+                writer.close()
+                writer.open("a", "s")
+                writer.close()
             }
         }
     }

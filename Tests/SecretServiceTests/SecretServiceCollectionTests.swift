@@ -312,4 +312,64 @@ struct SecretServiceCollectionTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "ready\nhost-listener heard ItemCreated\nready\n", "\(result.stderr) \(bus.keychain.logText)")
     }
+
+    /// What Seahorse does, through the same library and calls (libsecret, by GObject
+    /// introspection; Seahorse itself is not driven): load the collections and their items,
+    /// create a collection and store in it, lock it and unlock it (the prompt, confirmed by the
+    /// agent), delete it — and the login collection's items are all still there.
+    @Test func seahorsesCallsThroughLibsecret() throws {
+        let (agent, allow) = try Self.gatedAgent()
+        FileManager.default.createFile(atPath: allow, contents: nil)
+        let bus = try SessionBus(daemonEnvironment: ["TROUSSEAU_PASSCODE_AGENT": agent])
+        #expect(try bus.secretTool("store", "--label=Mail", "app", "mail", input: "mail password").status == 0)
+        let script = """
+            import gi
+            gi.require_version('Secret', '1')
+            import time
+            from gi.repository import GLib, Secret
+            def settle():
+                # Seahorse runs GLib's main loop; here it turns until the signals are in.
+                deadline = time.monotonic() + 0.5
+                while time.monotonic() < deadline:
+                    GLib.MainContext.default().iteration(False) or time.sleep(0.01)
+            flags = Secret.ServiceFlags.OPEN_SESSION | Secret.ServiceFlags.LOAD_COLLECTIONS
+            service = Secret.Service.get_sync(flags, None)
+            def listing():
+                settle()
+                service.load_collections_sync(None)
+                for c in sorted(service.get_collections(), key=lambda c: c.get_object_path()):
+                    c.load_items_sync(None)
+                    print(' ', c.get_object_path().rsplit('/', 1)[1], repr(c.get_label()), c.get_locked(), sorted(i.get_label() for i in c.get_items()))
+            listing()
+            work = Secret.Collection.create_sync(service, 'Work', None, Secret.CollectionCreateFlags.NONE, None)
+            schema = Secret.Schema.new('org.example.Seahorse', Secret.SchemaFlags.NONE, {'who': Secret.SchemaAttributeType.STRING})
+            Secret.password_store_sync(schema, {'who': 'me'}, work.get_object_path(), 'In work', 'work secret', None)
+            listing()
+            locked = service.lock_sync([work], None)[0]
+            settle()
+            print('lock', locked, work.get_locked())
+            unlocked = service.unlock_sync([work], None)[0]
+            settle()
+            print('unlock', unlocked, work.get_locked())
+            print('secret', Secret.password_lookup_sync(schema, {'who': 'me'}, None))
+            print('delete', work.delete_sync(None))
+            listing()
+            """
+        let result = try bus.python(script)
+        #expect(result.status == 0, "\(result.stderr) \(bus.keychain.logText)")
+        #expect(result.stdout == """
+              login 'Login' False ['Mail']
+              session 'Session' False []
+              login 'Login' False ['Mail']
+              session 'Session' False []
+              work 'Work' False ['In work']
+            lock 1 True
+            unlock 1 False
+            secret work secret
+            delete True
+              login 'Login' False ['Mail']
+              session 'Session' False []
+
+            """)
+    }
 }
