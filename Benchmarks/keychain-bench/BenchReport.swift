@@ -86,6 +86,10 @@ struct BenchReport: Codable, Sendable {
         var storeP99Micros: Double?
         var secretToolP50Millis: Double
         var secretToolMaxMillis: Double
+        /// A scratch collection's life, as client test suites live it: `CreateCollection`,
+        /// one `CreateItem` in it, `Delete` — three calls (nil for gnome-keyring, whose
+        /// CreateCollection asks the user through its prompter).
+        var scratchCollectionP50Micros: Double? = nil
     }
 
     struct Target: Codable, Sendable {

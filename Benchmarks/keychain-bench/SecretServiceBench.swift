@@ -137,11 +137,21 @@ struct SecretServiceBench {
                     environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "PATH": "/usr/bin:/bin", "HOME": keychain.directory])
                 guard status == 0 else { throw BenchError("secret-tool lookup exited \(status) against \(provider)") }
             }
-            let row = BenchReport.SecretServiceRow(
+            // Trousseau only: gnome-keyring's CreateCollection waits for its prompter.
+            var scratch: Latencies?
+            if provider == Self.trousseau {
+                scratch = try Latencies.measure(max(1, plan.lookups / 4)) { run in
+                    let collection = try client.createCollection(label: "Scratch")
+                    try client.createItem(in: collection, label: "scratch", attributes: ["scratch": "\(run)"], secret: Self.secret(run))
+                    try client.deleteCollection(collection)
+                }
+            }
+            var row = BenchReport.SecretServiceRow(
                 provider: provider, items: size, lookups: lookup.count, lookupP50Micros: lookup.p50, lookupP99Micros: lookup.p99,
                 searchP50Micros: search.p50, pingP50Micros: ping.p50, busP50Micros: busRoundTrip.p50, ratio: lookup.p50 / ping.p50,
                 storeP50Micros: store.count > 0 ? store.p50 : nil, storeP99Micros: store.count > 0 ? store.p99 : nil,
                 secretToolP50Millis: tool.p50 / 1_000, secretToolMaxMillis: tool.percentile(100) / 1_000)
+            row.scratchCollectionP50Micros = scratch?.p50
             rows.append(row)
             output.line(
                 "  \(Table.grouped(size)) items: lookup \(Table.micros(lookup.p50)) µs p50 (SearchItems \(Table.micros(search.p50)) µs; Ping \(Table.micros(ping.p50)) µs, "

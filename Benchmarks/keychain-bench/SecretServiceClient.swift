@@ -82,9 +82,9 @@ final class SecretServiceClient {
     /// `Collection.CreateItem` in the default collection, replacing an item of the same
     /// attributes; returns its path.
     @discardableResult
-    func createItem(label: String, attributes: [String: String], secret: [UInt8]) throws -> String {
+    func createItem(in collection: String = defaultCollection, label: String, attributes: [String: String], secret: [UInt8]) throws -> String {
         let session = self.session
-        let reply = try Self.call(bus, provider, Self.defaultCollection, "org.freedesktop.Secret.Collection", "CreateItem") { message in
+        let reply = try Self.call(bus, provider, collection, "org.freedesktop.Secret.Collection", "CreateItem") { message in
             try Self.check(sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "{sv}"), "properties")
             try Self.appendProperty(message, "org.freedesktop.Secret.Item.Label") { message in
                 try Self.check(sd_bus_message_open_container(message, CChar(UInt8(ascii: "v")), "s"), "a variant")
@@ -110,6 +110,31 @@ final class SecretServiceClient {
         let item = try Self.readString(reply, "o")
         guard try Self.readString(reply, "o") == "/" else { throw BenchError("CreateItem asked for a prompt") }
         return item
+    }
+
+    /// `Service.CreateCollection` labelled `label`, no alias: its path (a prompt is an error).
+    func createCollection(label: String) throws -> String {
+        let reply = try Self.call(bus, provider, "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "CreateCollection") { message in
+            try Self.check(sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "{sv}"), "properties")
+            try Self.appendProperty(message, "org.freedesktop.Secret.Collection.Label") { message in
+                try Self.check(sd_bus_message_open_container(message, CChar(UInt8(ascii: "v")), "s"), "a variant")
+                try Self.check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), label), "the label")
+                try Self.check(sd_bus_message_close_container(message), "a variant")
+            }
+            try Self.check(sd_bus_message_close_container(message), "properties")
+            try Self.check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), ""), "the alias")
+        }
+        defer { sd_bus_message_unref(reply) }
+        let collection = try Self.readString(reply, "o")
+        guard try Self.readString(reply, "o") == "/" else { throw BenchError("CreateCollection asked for a prompt") }
+        return collection
+    }
+
+    /// `Collection.Delete` (a prompt is an error).
+    func deleteCollection(_ collection: String) throws {
+        let reply = try Self.call(bus, provider, collection, "org.freedesktop.Secret.Collection", "Delete") { _ in }
+        defer { sd_bus_message_unref(reply) }
+        guard try Self.readString(reply, "o") == "/" else { throw BenchError("Delete of \(collection) asked for a prompt") }
     }
 
     /// `Service.SearchItems`: the unlocked items whose attributes include `attributes`.

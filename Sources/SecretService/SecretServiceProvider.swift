@@ -410,7 +410,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
             let objects = try call.expect("ao").objectPaths()
             var locked: [String] = []
             for path in objects {
-                guard let collection = try? collection(containing: path, caller) else { continue }
+                guard (try? exists(path, caller)) == true, let collection = try? collection(containing: path, caller) else { continue }
                 if lockedCollections.insert(lockKey(collection)).inserted {
                     announce([("Locked", .bool(true))], of: collection, scope: caller.scope)
                 }
