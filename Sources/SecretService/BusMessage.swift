@@ -256,6 +256,18 @@ struct BusWriter {
         close()
     }
 
+    /// Properties as an `a{sv}`, in order.
+    mutating func appendProperties(_ properties: [(String, BusValue)]) {
+        open("a", "{sv}")
+        for (name, value) in properties {
+            open("e", "sv")
+            append(.string(name))
+            appendVariant(value)
+            close()
+        }
+        close()
+    }
+
     mutating func open(_ type: Character, _ contents: String) {
         check(contents.withCString { sd_bus_message_open_container(message, CChar(type.asciiValue!), $0) })
     }

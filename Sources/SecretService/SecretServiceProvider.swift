@@ -719,14 +719,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
             try reply(call) { $0.appendVariant(.uint32(1)) }
         case ("org.freedesktop.DBus.Properties", "GetAll"):
             guard try call.expect("s").string() == SecretPortal.interface else { throw BusError.invalidArgs("No such interface here") }
-            try reply(call) { writer in
-                writer.open("a", "{sv}")
-                writer.open("e", "sv")
-                writer.append(.string("version"))
-                writer.appendVariant(.uint32(1))
-                writer.close()
-                writer.close()
-            }
+            try reply(call) { $0.appendProperties([("version", .uint32(1))]) }
         case (SecretPortal.interface, "RetrieveSecret"):
             let reader = try call.expect("osha{sv}")
             _ = try reader.objectPath()
@@ -744,8 +737,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
             }
             try reply(call) { writer in
                 writer.append(.uint32(response))
-                writer.open("a", "{sv}")
-                writer.close()
+                writer.appendProperties([])
             }
         default:
             throw BusError.unknownMethod(call.interface ?? "", call.member)
@@ -766,16 +758,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
         case "GetAll":
             let interface = try call.expect("s").string()
             let all = try propertyValues(object, interface: interface, caller)
-            try reply(call) { writer in
-                writer.open("a", "{sv}")
-                for (name, value) in all {
-                    writer.open("e", "sv")
-                    writer.append(.string(name))
-                    writer.appendVariant(value)
-                    writer.close()
-                }
-                writer.close()
-            }
+            try reply(call) { $0.appendProperties(all) }
         case "Set":
             let reader = try call.expect("ssv")
             let interface = try reader.string()
@@ -1009,14 +992,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
         for (name, connection) in connections where connection.scope == scope {
             send(signal: "PropertiesChanged", interface: "org.freedesktop.DBus.Properties", path: path, to: name) { writer in
                 writer.append(.string(interface))
-                writer.open("a", "{sv}")
-                for (property, value) in changed {
-                    writer.open("e", "sv")
-                    writer.append(.string(property))
-                    writer.appendVariant(value)
-                    writer.close()
-                }
-                writer.close()
+                writer.appendProperties(changed)
                 writer.open("a", "s")
                 writer.close()
             }
