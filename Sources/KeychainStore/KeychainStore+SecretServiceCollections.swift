@@ -24,7 +24,8 @@ extension KeychainStore {
             let prefix = SecretServiceCollection.itemGroup(owner: owner, name: "")
             // A range on the (agrp, …) index rather than LIKE, whose wildcards the owner may contain.
             let groups = try String.fetchAll(
-                db, sql: "SELECT DISTINCT agrp FROM genp WHERE agrp > ? AND agrp < ?", arguments: [prefix, prefix + "\u{10FFFF}"])
+                db, sql: "SELECT DISTINCT agrp FROM genp WHERE agrp > ? AND agrp < ? AND \(StoreSchema.collectionGroupTerm)",
+                arguments: [prefix, prefix + "\u{10FFFF}"])
             let named = Set(collections.map(\.name))
             for group in groups where group.hasPrefix(prefix) {
                 let name = String(group.dropFirst(prefix.count))
@@ -64,6 +65,19 @@ extension KeychainStore {
         }
     }
 
+    /// SQLite's plans for listing `owner`'s collections' groups and deleting one (the tests
+    /// check that both use the collections' index).
+    public func secretServiceCollectionPlans(owner: String) throws -> [String] {
+        try read { db in
+            let prefix = SecretServiceCollection.itemGroup(owner: owner, name: "")
+            let list = "SELECT DISTINCT agrp FROM genp WHERE agrp > ? AND agrp < ? AND \(StoreSchema.collectionGroupTerm)"
+            let delete = "DELETE FROM genp WHERE agrp = ? AND \(StoreSchema.collectionGroupTerm)"
+            return try [(list, [prefix, prefix + "\u{10FFFF}"]), (delete, [prefix + "x"])].flatMap { sql, arguments in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments)).map { $0["detail"] as String }
+            }
+        }
+    }
+
     /// Deletes created collection `name` of `owner`: every item of its access group, its row
     /// and the aliases that name it, in one transaction (a crash leaves all or none of it).
     ///
@@ -73,7 +87,9 @@ extension KeychainStore {
         precondition(!SecretServiceCollection.reserved.contains(name), "the login and session collections are not deleted this way")
         return try write { db in
             // The trigger on genp removes the rows' attribute tokens.
-            try db.execute(sql: "DELETE FROM genp WHERE agrp = ?", arguments: [SecretServiceCollection.itemGroup(owner: owner, name: name)])
+            try db.execute(
+                sql: "DELETE FROM genp WHERE agrp = ? AND \(StoreSchema.collectionGroupTerm)",
+                arguments: [SecretServiceCollection.itemGroup(owner: owner, name: name)])
             let deleted = db.changesCount
             try db.execute(sql: "DELETE FROM secret_collection WHERE owner = ? AND name = ?", arguments: [owner, name])
             try db.execute(sql: "DELETE FROM secret_alias WHERE owner = ? AND name = ?", arguments: [owner, name])

@@ -38,11 +38,17 @@ enum StoreSchema {
                 CREATE TABLE secret_alias (owner TEXT NOT NULL, alias TEXT NOT NULL, name TEXT NOT NULL,
                   PRIMARY KEY (owner, alias)) WITHOUT ROWID
                 """)
-            // A collection's items are one access group: deleting or listing them is a range.
-            try db.execute(sql: "CREATE INDEX genp_agrp ON genp(agrp)")
+            // A created collection's items are one access group: deleting or listing them is a
+            // range of this index. Partial, so that no item query can use it: a search by tokens
+            // would otherwise seek it before each row (SQLite preferred it to the rowid).
+            try db.execute(sql: "CREATE INDEX genp_collection_agrp ON genp(agrp) WHERE \(collectionGroupTerm)")
         }
         return migrator
     }
+
+    /// The condition of `genp_collection_agrp`: a query uses the index only when it says this
+    /// term itself (SQLite's rule for partial indexes).
+    static let collectionGroupTerm = "instr(agrp, '/collection/') > 0"
 
     /// Checks that every item table has the columns it was created with. The schema is
     /// stored in the database file as SQL text: a damaged byte there renames or retypes a

@@ -27,7 +27,10 @@ extension SecretServiceProvider {
     }
 
     /// Every collection of the caller's scope: login, session, then those it made by name.
+    /// Resolved once per scope until ``forgetCollections(of:)``: every call on an item resolves
+    /// its collection.
     func collections(_ caller: Connection) throws -> [ScopedCollection] {
+        if let resolved = resolvedCollections[caller.scope] { return resolved }
         let scope = caller.scope
         let owner = scope.defaultGroup
         let stored = try storedCollections(of: owner)
@@ -45,6 +48,7 @@ extension SecretServiceProvider {
             all.append(
                 ScopedCollection(name: row.name, owner: owner, groups: [group], newItemGroup: group, label: row.label, created: row.created, modified: row.modified))
         }
+        resolvedCollections[scope] = all
         return all
     }
 
@@ -94,6 +98,7 @@ extension SecretServiceProvider {
     func forgetCollections(of owner: String) {
         storedCollections[owner] = nil
         storedAliases[owner] = nil
+        resolvedCollections = resolvedCollections.filter { $0.key.defaultGroup != owner }
     }
 
     // MARK: - Locking
@@ -107,8 +112,8 @@ extension SecretServiceProvider {
 
     /// Whether `collection`'s items are unreadable: the keychain is locked (every collection
     /// is then), or a client locked it.
-    func isLocked(_ collection: ScopedCollection) -> Bool {
-        isLockedByRequest(collection) || store.secretServiceIsLocked()
+    func isLocked(_ collection: ScopedCollection, keychainLocked: Bool? = nil) -> Bool {
+        isLockedByRequest(collection) || (keychainLocked ?? store.secretServiceIsLocked())
     }
 
     func requireUnlocked(_ collection: ScopedCollection) throws {

@@ -34,6 +34,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
     /// whenever this provider changes them: a search needs no read of its own to find them.
     var storedCollections: [String: [SecretServiceCollection]] = [:]
     var storedAliases: [String: [String: String]] = [:]
+    var resolvedCollections: [SecretScope: [ScopedCollection]] = [:]
     /// Collections a client locked (``lockKey(_:)``): unreadable through the Secret Service
     /// until an unlock prompt succeeds, whatever the keychain's state. Held in memory: a
     /// restart of securityd unlocks them (docs/SECURITY.md).
@@ -835,6 +836,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
             // Each scope's collection labels are its own: another scope's login is another row.
             if collection.isSession {
                 sessionItems.labels[collection.owner] = label
+                forgetCollections(of: collection.owner)
             } else {
                 try storeCall {
                     try store.setSecretServiceCollectionLabel(owner: collection.owner, name: collection.name, label: label, created: collection.created)
@@ -862,7 +864,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
         var closedGroups: [String] = []
         for collection in all where !collection.isSession {
             for group in collection.groups { byGroup[group] = collection }
-            if keychainLocked || isLocked(collection) { closedGroups += collection.groups } else { openGroups += collection.groups }
+            if isLocked(collection, keychainLocked: keychainLocked) { closedGroups += collection.groups } else { openGroups += collection.groups }
         }
         if !openGroups.isEmpty {
             for item in try storeCall({ try store.secretServiceItems(in: openGroups, matching: attributes) }) {
@@ -876,7 +878,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
         }
         if let session = all.first(where: \.isSession) {
             let paths = sessionItems.items(of: session.owner, matching: attributes).map { session.itemPath($0.id) }
-            if isLocked(session) { locked += paths } else { unlocked += paths }
+            if isLocked(session, keychainLocked: keychainLocked) { locked += paths } else { unlocked += paths }
         }
         return (unlocked, locked)
     }

@@ -48,6 +48,12 @@ import Testing
         #expect(osStatus { try store.copyMatching(genericPassword(service: "through SecItem"), caller: keychain.caller) } == OSStatusCode.success)
     }
 
+    @Test func listingAndDeletingACollectionUseItsIndex() throws {
+        for i in 0..<20 { try create("item \(i)", in: i % 2 == 0 ? host : SecretServiceCollection.itemGroup(owner: host, name: "work")) }
+        let plans = try store.secretServiceCollectionPlans(owner: host)
+        #expect(plans.count == 2 && plans.allSatisfy { $0.contains("USING COVERING INDEX genp_collection_agrp") || $0.contains("USING INDEX genp_collection_agrp") }, "\(plans)")
+    }
+
     @Test func labelsAndNamesFollowTheLabel() throws {
         #expect(SecretServiceCollection.name(forLabel: "My Keys — 2026!", taken: []) == "my_keys___2026_")
         #expect(SecretServiceCollection.name(forLabel: "", taken: []) == "collection")
@@ -83,7 +89,7 @@ import Testing
         // Back to v3 as an earlier version left it: no collection tables, no group index.
         let queue = try DatabaseQueue(path: home + "/" + KeychainStore.databaseFileName)
         try queue.write { db in
-            try db.execute(sql: "DROP TABLE secret_collection; DROP TABLE secret_alias; DROP INDEX genp_agrp")
+            try db.execute(sql: "DROP TABLE secret_collection; DROP TABLE secret_alias; DROP INDEX genp_collection_agrp")
             try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v4 secret service collections'")
         }
         try queue.close()
