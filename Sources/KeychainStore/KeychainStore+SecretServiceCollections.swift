@@ -14,9 +14,8 @@ extension KeychainStore {
     /// restored without its collections) is a collection too, labelled with its name.
     public func secretServiceCollections(owner: String) throws -> [SecretServiceCollection] {
         try read { db in
-            var collections = try Row.fetchAll(
-                db, sql: "SELECT name, label, created, modified FROM secret_collection WHERE owner = ? ORDER BY name", arguments: [owner]
-            ).map { row in
+            let rows = try statements.statement("SELECT name, label, created, modified FROM secret_collection WHERE owner = ? ORDER BY name", in: db)
+            var collections = try Row.fetchAll(rows, arguments: [owner]).map { row in
                 SecretServiceCollection(
                     owner: owner, name: row["name"], label: row["label"],
                     created: Date(timeIntervalSince1970: row["created"]), modified: Date(timeIntervalSince1970: row["modified"]))
@@ -24,7 +23,7 @@ extension KeychainStore {
             let prefix = SecretServiceCollection.itemGroup(owner: owner, name: "")
             // A range on the (agrp, …) index rather than LIKE, whose wildcards the owner may contain.
             let groups = try String.fetchAll(
-                db, sql: "SELECT DISTINCT agrp FROM genp WHERE agrp > ? AND agrp < ? AND \(StoreSchema.collectionGroupTerm)",
+                statements.statement("SELECT DISTINCT agrp FROM genp WHERE agrp > ? AND agrp < ? AND \(StoreSchema.collectionGroupTerm)", in: db),
                 arguments: [prefix, prefix + "\u{10FFFF}"])
             let named = Set(collections.map(\.name))
             for group in groups where group.hasPrefix(prefix) {
@@ -44,8 +43,7 @@ extension KeychainStore {
         let collection = SecretServiceCollection(
             owner: owner, name: SecretServiceCollection.name(forLabel: label, taken: taken), label: label, created: now, modified: now)
         try write { db in
-            try db.execute(
-                sql: "INSERT INTO secret_collection (owner, name, label, created, modified) VALUES (?, ?, ?, ?, ?)",
+            try execute(db, "INSERT INTO secret_collection (owner, name, label, created, modified) VALUES (?, ?, ?, ?, ?)",
                 arguments: [owner, collection.name, label, now.timeIntervalSince1970, now.timeIntervalSince1970])
         }
         return collection
@@ -56,13 +54,17 @@ extension KeychainStore {
     public func setSecretServiceCollectionLabel(owner: String, name: String, label: String, created: Date) throws {
         let now = Date().timeIntervalSince1970
         try write { db in
-            try db.execute(
-                sql: """
+            try execute(db, """
                     INSERT INTO secret_collection (owner, name, label, created, modified) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT (owner, name) DO UPDATE SET label = excluded.label, modified = excluded.modified
                     """,
                 arguments: [owner, name, label, created.timeIntervalSince1970, now])
         }
+    }
+
+    /// Runs `sql` through the statement cache (a statement is prepared once per connection).
+    private func execute(_ db: Database, _ sql: String, arguments: StatementArguments) throws {
+        try statements.statement(sql, in: db).execute(arguments: arguments)
     }
 
     /// SQLite's plans for listing `owner`'s collections' groups and deleting one (the tests
@@ -87,12 +89,11 @@ extension KeychainStore {
         precondition(!SecretServiceCollection.reserved.contains(name), "the login and session collections are not deleted this way")
         return try write { db in
             // The trigger on genp removes the rows' attribute tokens.
-            try db.execute(
-                sql: "DELETE FROM genp WHERE agrp = ? AND \(StoreSchema.collectionGroupTerm)",
+            try execute(db, "DELETE FROM genp WHERE agrp = ? AND \(StoreSchema.collectionGroupTerm)",
                 arguments: [SecretServiceCollection.itemGroup(owner: owner, name: name)])
             let deleted = db.changesCount
-            try db.execute(sql: "DELETE FROM secret_collection WHERE owner = ? AND name = ?", arguments: [owner, name])
-            try db.execute(sql: "DELETE FROM secret_alias WHERE owner = ? AND name = ?", arguments: [owner, name])
+            try execute(db, "DELETE FROM secret_collection WHERE owner = ? AND name = ?", arguments: [owner, name])
+            try execute(db, "DELETE FROM secret_alias WHERE owner = ? AND name = ?", arguments: [owner, name])
             return deleted
         }
     }
@@ -101,7 +102,7 @@ extension KeychainStore {
     public func secretServiceAliases(owner: String) throws -> [String: String] {
         try read { db in
             var aliases: [String: String] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT alias, name FROM secret_alias WHERE owner = ?", arguments: [owner]) {
+            for row in try Row.fetchAll(statements.statement("SELECT alias, name FROM secret_alias WHERE owner = ?", in: db), arguments: [owner]) {
                 aliases[row["alias"]] = row["name"]
             }
             return aliases
@@ -112,11 +113,10 @@ extension KeychainStore {
     public func setSecretServiceAlias(owner: String, alias: String, name: String?) throws {
         try write { db in
             if let name {
-                try db.execute(
-                    sql: "INSERT INTO secret_alias (owner, alias, name) VALUES (?, ?, ?) ON CONFLICT (owner, alias) DO UPDATE SET name = excluded.name",
+                try execute(db, "INSERT INTO secret_alias (owner, alias, name) VALUES (?, ?, ?) ON CONFLICT (owner, alias) DO UPDATE SET name = excluded.name",
                     arguments: [owner, alias, name])
             } else {
-                try db.execute(sql: "DELETE FROM secret_alias WHERE owner = ? AND alias = ?", arguments: [owner, alias])
+                try execute(db, "DELETE FROM secret_alias WHERE owner = ? AND alias = ?", arguments: [owner, alias])
             }
         }
     }

@@ -78,12 +78,11 @@ extension SecretServiceProvider {
     /// The caller's aliases: those it set, `default` (login unless set), `login` and `session`.
     func aliases(_ caller: Connection) throws -> [String: String] {
         let owner = caller.scope.defaultGroup
-        if storedAliases[owner] == nil {
-            storedAliases[owner] = try storeCall { try store.secretServiceAliases(owner: owner) }
-        }
+        if let known = storedAliases[owner] { return known }
         var aliases = ["default": SecretServiceCollection.login]
-        aliases.merge(storedAliases[owner] ?? [:]) { _, stored in stored }
+        aliases.merge(try storeCall { try store.secretServiceAliases(owner: owner) }) { _, stored in stored }
         aliases.merge(Self.fixedAliases) { _, fixed in fixed }
+        storedAliases[owner] = aliases
         return aliases
     }
 

@@ -33,6 +33,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
     /// Each scope's collections and aliases as stored (by owner), read once and dropped
     /// whenever this provider changes them: a search needs no read of its own to find them.
     var storedCollections: [String: [SecretServiceCollection]] = [:]
+    /// Each owner's aliases with the fixed ones and the default's fallback merged in.
     var storedAliases: [String: [String: String]] = [:]
     var resolvedCollections: [SecretScope: [ScopedCollection]] = [:]
     /// Collections a client locked (``lockKey(_:)``): unreadable through the Secret Service
