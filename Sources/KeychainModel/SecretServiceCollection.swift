@@ -35,15 +35,14 @@ public struct SecretServiceCollection: Sendable, Hashable {
         owner + "/collection/" + name
     }
 
-    /// The name a new collection labelled `label` takes, as gnome-keyring names its files:
-    /// lower-case letters and digits, anything else `_`, at most 32 characters; "collection"
-    /// for an empty label; then `_2`, `_3`… past `taken` and the reserved names.
+    /// The name a new collection labelled `label` takes. gnome-keyring names a collection by
+    /// its label ("unnamed" when empty; `gkm-secret-collection.c`, `factory_create_collection`),
+    /// so clients see `…/collection/Test` for "Test"; an object path element holds only ASCII
+    /// letters, digits and `_`, so anything else becomes `_`; at most 56 characters; then `_2`,
+    /// `_3`… past `taken` and the reserved names.
     public static func name(forLabel label: String, taken: Set<String>) -> String {
-        var base = String(
-            label.lowercased().unicodeScalars.prefix(32).map { scalar -> Character in
-                (scalar.isASCII && (("a"..."z").contains(scalar) || ("0"..."9").contains(scalar))) ? Character(scalar) : "_"
-            })
-        if base.isEmpty { base = "collection" }
+        var base = String(label.unicodeScalars.prefix(56).map { isNameCharacter($0) ? Character($0) : "_" })
+        if base.isEmpty { base = "unnamed" }
         var name = base
         var counter = 1
         while taken.contains(name) || reserved.contains(name) {
@@ -55,7 +54,10 @@ public struct SecretServiceCollection: Sendable, Hashable {
 
     /// Whether `name` can be an alias or a collection's name: an object path element.
     public static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= 64
-            && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }
+        !name.isEmpty && name.utf8.count <= 64 && name.unicodeScalars.allSatisfy(isNameCharacter)
+    }
+
+    private static func isNameCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "_"
     }
 }

@@ -23,7 +23,6 @@ enum SecretObjectPath: Equatable {
     static let noPrompt = "/"
 
     static func collectionPath(_ name: String) -> String { root + "/collection/" + name }
-    static func aliasPath(_ alias: String) -> String { root + "/aliases/" + alias }
     static func itemPath(_ collection: String, _ id: String) -> String { collectionPath(collection) + "/" + id }
     static func sessionPath(_ id: String) -> String { root + "/session/" + id }
     static func promptPath(_ id: String) -> String { root + "/prompt/" + id }

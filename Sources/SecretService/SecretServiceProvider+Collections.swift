@@ -126,24 +126,24 @@ extension SecretServiceProvider {
 
     // MARK: - Items of one collection
 
-    func items(in collection: ScopedCollection, _ caller: Connection, matching attributes: [String: String]) throws -> [SecretServiceItem] {
+    func items(in collection: ScopedCollection, matching attributes: [String: String]) throws -> [SecretServiceItem] {
         try requireUnlocked(collection)
         if collection.isSession { return sessionItems.items(of: collection.owner, matching: attributes) }
         return try storeCall { try store.secretServiceItems(in: collection.groups, matching: attributes) }
     }
 
     /// The identifiers of `collection`'s items whose tokens match, readable while locked.
-    func itemIDs(in collection: ScopedCollection, _ caller: Connection, matching attributes: [String: String]) throws -> [String] {
+    func itemIDs(in collection: ScopedCollection, matching attributes: [String: String]) throws -> [String] {
         if collection.isSession { return sessionItems.items(of: collection.owner, matching: attributes).map(\.id) }
         return try storeCall { try store.secretServiceItemIDs(in: collection.groups, matching: attributes) }.map(\.id)
     }
 
-    func itemExists(_ id: String, in collection: ScopedCollection, _ caller: Connection) throws -> Bool {
+    func itemExists(_ id: String, in collection: ScopedCollection) throws -> Bool {
         if collection.isSession { return sessionItems.item(id, of: collection.owner) != nil }
         return try storeCall { try store.secretServiceItemExists(id: id, in: collection.groups) }
     }
 
-    func item(_ id: String, in collection: ScopedCollection, _ caller: Connection) throws -> SecretServiceItem? {
+    func item(_ id: String, in collection: ScopedCollection) throws -> SecretServiceItem? {
         guard !isLocked(collection) else { return nil }
         if collection.isSession { return sessionItems.item(id, of: collection.owner) }
         return try storeCall { try store.secretServiceItem(id: id, in: collection.groups) }
@@ -152,7 +152,7 @@ extension SecretServiceProvider {
     /// Item `id`'s secret.
     ///
     /// - Throws: NoSuchObject when it is not in `collection`, IsLocked when the collection is.
-    func secret(_ id: String, in collection: ScopedCollection, _ caller: Connection) throws -> (SecretBytes, SecretServiceItem) {
+    func secret(_ id: String, in collection: ScopedCollection) throws -> (SecretBytes, SecretServiceItem) {
         try requireUnlocked(collection)
         do {
             if collection.isSession { return try storeCall { try sessionItems.secret(id, of: collection.owner) } }
@@ -163,7 +163,7 @@ extension SecretServiceProvider {
     }
 
     func update(
-        _ id: String, in collection: ScopedCollection, _ caller: Connection, label: String? = nil, attributes: [String: String]? = nil,
+        _ id: String, in collection: ScopedCollection, label: String? = nil, attributes: [String: String]? = nil,
         secret: SecretBytes? = nil, contentType: String? = nil
     ) throws {
         try requireUnlocked(collection)

@@ -279,7 +279,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
             _ = try collection(place, caller, path: path)
         case .item(let place, let id):
             let collection = try collection(place, caller, path: path)
-            guard try itemExists(id, in: collection, caller) else { throw BusError.noSuchObject(path) }
+            guard try itemExists(id, in: collection) else { throw BusError.noSuchObject(path) }
         case .session(let id):
             guard caller.sessions[id] != nil else { throw BusError.unknownObject(path) }
         case .prompt(let id):
@@ -319,7 +319,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
         case .node("session"): caller.sessions.keys.sorted()
         case .node("prompt"): caller.prompts.keys.sorted()
         case .collection(let place):
-            (try? collection(place, caller, path: "")).flatMap { try? itemIDs(in: $0, caller, matching: [:]) } ?? []
+            (try? collection(place, caller, path: "")).flatMap { try? itemIDs(in: $0, matching: [:]) } ?? []
         default: []
         }
     }
@@ -449,7 +449,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
             var secrets: [(String, SecretBytes, String)] = []
             for path in paths {
                 guard case .item(let place, let id)? = SecretObjectPath(path), let collection = try? collection(place, caller, path: path),
-                    let (secret, item) = try? secret(id, in: collection, caller)
+                    let (secret, item) = try? secret(id, in: collection)
                 else { continue }
                 secrets.append((path, secret, item.contentType))
             }
@@ -502,9 +502,9 @@ public final class SecretServiceProvider: @unchecked Sendable {
             let attributes = try call.expect("a{ss}").stringDictionary()
             let paths: [String]
             if isLocked(collection) {
-                paths = try itemIDs(in: collection, caller, matching: attributes).map { collection.itemPath($0) }
+                paths = try itemIDs(in: collection, matching: attributes).map { collection.itemPath($0) }
             } else {
-                paths = try items(in: collection, caller, matching: attributes).map { collection.itemPath($0.id) }
+                paths = try items(in: collection, matching: attributes).map { collection.itemPath($0.id) }
             }
             try reply(call) { $0.append(.objectPaths(paths)) }
         case "CreateItem":
@@ -594,7 +594,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
         switch call.member {
         case "GetSecret":
             let session = try session(try call.expect("o").objectPath(), caller)
-            let (secret, item) = try self.secret(id, in: collection, caller)
+            let (secret, item) = try self.secret(id, in: collection)
             try reply(call, sensitive: true) { writer in
                 append(secret, contentType: item.contentType, session: session, to: &writer)
             }
@@ -603,7 +603,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
             sd_bus_message_sensitive(call.message)
             let (sessionPath, parameters, value, contentType) = try reader.secretStruct()
             let secret = try decode(sessionPath, parameters, value, caller)
-            try update(id, in: collection, caller, secret: secret, contentType: contentType.isEmpty ? "text/plain" : contentType)
+            try update(id, in: collection, secret: secret, contentType: contentType.isEmpty ? "text/plain" : contentType)
             try reply(call) { _ in }
             emit("ItemChanged", item: path, in: collection, scope: caller.scope)
         case "Delete":
@@ -779,9 +779,9 @@ public final class SecretServiceProvider: @unchecked Sendable {
         case (.collection(let place), Introspection.collection), (.collection(let place), ""):
             let collection = try collection(place, caller, path: "")
             let locked = isLocked(collection)
-            let all = locked ? [] : try items(in: collection, caller, matching: [:])
+            let all = locked ? [] : try items(in: collection, matching: [:])
             let modified = ([collection.modified] + all.map(\.modified)).map { UInt64(max(0, $0.timeIntervalSince1970)) }.max() ?? 0
-            let ids = locked ? try itemIDs(in: collection, caller, matching: [:]) : all.map(\.id)
+            let ids = locked ? try itemIDs(in: collection, matching: [:]) : all.map(\.id)
             return [
                 ("Items", .objectPaths(ids.map { collection.itemPath($0) })),
                 ("Label", .string(collection.label)),
@@ -795,7 +795,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
                 // Its label and attributes are encrypted until the keychain is unlocked.
                 return [("Locked", .bool(true)), ("Attributes", .attributes([:])), ("Label", .string("")), ("Created", .uint64(0)), ("Modified", .uint64(0))]
             }
-            guard let item = try item(id, in: collection, caller) else { throw BusError.noSuchObject(collection.itemPath(id)) }
+            guard let item = try item(id, in: collection) else { throw BusError.noSuchObject(collection.itemPath(id)) }
             return [
                 ("Locked", .bool(false)),
                 ("Attributes", .attributes(item.attributes)),
@@ -820,14 +820,14 @@ public final class SecretServiceProvider: @unchecked Sendable {
             try reader.enter("v", "s")
             let label = try reader.string()
             let collection = try collection(place, caller, path: "")
-            try update(id, in: collection, caller, label: label)
+            try update(id, in: collection, label: label)
             emit("ItemChanged", item: collection.itemPath(id), in: collection, scope: caller.scope)
         case (.item(let place, let id), "Attributes"):
             guard try reader.variantContents() == "a{ss}" else { throw BusError.invalidArgs("Attributes is an a{ss}") }
             try reader.enter("v", "a{ss}")
             let attributes = try reader.stringDictionary()
             let collection = try collection(place, caller, path: "")
-            try update(id, in: collection, caller, attributes: attributes)
+            try update(id, in: collection, attributes: attributes)
             emit("ItemChanged", item: collection.itemPath(id), in: collection, scope: caller.scope)
         case (.collection(let place), "Label"):
             guard try reader.variantContents() == "s" else { throw BusError.invalidArgs("Label is a string") }
@@ -890,7 +890,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
         case .collection(let place)?: return (try? collection(place, caller, path: path)) != nil
         case .item(let place, let id)?:
             guard let collection = try? collection(place, caller, path: path) else { return false }
-            return try itemExists(id, in: collection, caller)
+            return try itemExists(id, in: collection)
         default: return false
         }
     }

@@ -54,7 +54,7 @@ struct SecretServiceCollectionTests {
         let result = try bus.python(script)
         #expect(result.status == 0, "\(result.stderr) \(bus.keychain.logText)")
         #expect(result.stdout == """
-            new /org/freedesktop/secrets/collection/scratch Scratch
+            new /org/freedesktop/secrets/collection/Scratch Scratch
             scratch ['temporary']
             login True 2
             login after True
@@ -159,7 +159,7 @@ struct SecretServiceCollectionTests {
             for path in ok(call(conn, ROOT, PROPS, 'Get', 'ss', (SVC, 'Collections')))[0][1]:
                 print(path.rsplit('/', 1)[1], ok(call(conn, path, PROPS, 'Get', 'ss', (COLL, 'Label')))[0][1])
             """)
-        #expect(labels.stdout == "login Everyday\nsession Session\nwork Work, renamed\n", "\(labels.stderr)")
+        #expect(labels.stdout == "login Everyday\nsession Session\nWork Work, renamed\n", "\(labels.stderr)")
     }
 
     /// Aliases are each scope's: set, read, removed; CreateCollection with an alias that names
@@ -251,7 +251,7 @@ struct SecretServiceCollectionTests {
             import sys
             from client import *
             conn = connect()
-            work = ROOT + '/collection/work'
+            work = ROOT + '/collection/Work'
             print('collections', ok(call(conn, ROOT, PROPS, 'Get', 'ss', (SVC, 'Collections')))[0][1])
             print('get', error(call(conn, work, PROPS, 'Get', 'ss', (COLL, 'Items'))))
             print('delete', error(call(conn, work, COLL, 'Delete')))
@@ -275,7 +275,7 @@ struct SecretServiceCollectionTests {
             read alias /
             lock []
             search ([], [])
-            mine /org/freedesktop/secrets/collection/work []
+            mine /org/freedesktop/secrets/collection/Work []
             deleted /
 
             """)
@@ -285,7 +285,7 @@ struct SecretServiceCollectionTests {
             work = ok(call(conn, ROOT, SVC, 'ReadAlias', 's', ('hostwork',)))[0]
             print(work, ok(call(conn, work, PROPS, 'Get', 'ss', (COLL, 'Locked')))[0][1], len(items_of(conn, work)))
             """)
-        #expect(after.stdout == "/org/freedesktop/secrets/collection/work False 1\n", "\(after.stderr)")
+        #expect(after.stdout == "/org/freedesktop/secrets/collection/Work False 1\n", "\(after.stderr)")
     }
 
     /// A connection that has never called the service hears its scope's signals (it is placed
@@ -360,9 +360,9 @@ struct SecretServiceCollectionTests {
         #expect(result.stdout == """
               login 'Login' False ['Mail']
               session 'Session' False []
+              Work 'Work' False ['In work']
               login 'Login' False ['Mail']
               session 'Session' False []
-              work 'Work' False ['In work']
             lock 1 True
             unlock 1 False
             secret work secret
