@@ -333,7 +333,7 @@ let package = Package(
         .testTarget(
             name: "SecurityToolTests",
             dependencies: ["security", "securityd", "trousseau-enclave", "KeychainTestSupport"],
-            exclude: ["Golden"],
+            exclude: ["Golden", "Fixtures"],
             swiftSettings: testHooks
         ),
     ],

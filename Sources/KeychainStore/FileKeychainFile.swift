@@ -16,6 +16,9 @@ import Glibc
 public enum FileKeychainFile {
     static let sqliteMagic = Array("SQLite format 3\0".utf8)
 
+    /// The header table, beside the item tables of ``StoreSchema``. Its SQL never changes:
+    /// every file keychain ever written has exactly this text in its schema.
+    static let headerTable = "trousseau_keychain"
     static let headerTableSQL = """
         CREATE TABLE trousseau_keychain (
             id INTEGER PRIMARY KEY CHECK (id = 1),

@@ -62,7 +62,7 @@ public final class KeychainStore: Sendable {
             // Processes opening a new keychain at once would each create the tables;
             // a file lock makes one migrate while the others wait and then find it done.
             try Self.withFileLock(lockPath) {
-                try StoreSchema.migrator.migrate(pool)
+                try StoreSchema.migrate(pool)
             }
             try pool.read(StoreSchema.verify)
             return pool

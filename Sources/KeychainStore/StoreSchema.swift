@@ -2,68 +2,166 @@ import GRDB
 import KeychainModel
 
 /// Schema changes, applied only through migrations.
+///
+/// Every shipped migration is literal SQL that never changes once released (GRDB's "Good
+/// Practices for Migrations"): a keychain written by any earlier version holds exactly what
+/// these statements made, and the keychain files in `Tests/SecurityToolTests/Fixtures/keychains`
+/// (one per earlier version, written by that version's code) must open. A change to the
+/// schema is a new migration at the end of the list; the item tables' token columns are
+/// those the migrations made (``FrozenSchema``), never computed from the attribute catalogue.
 enum StoreSchema {
+    /// The migrations in order: identifier and statements.
+    static let migrations: [(identifier: String, statements: [String])] = [
+        ("v1 item tables", [
+            "CREATE TABLE genp (rowid INTEGER PRIMARY KEY, uuid BLOB NOT NULL UNIQUE, agrp TEXT NOT NULL, pdmn TEXT NOT NULL, sync INTEGER NOT NULL, tomb INTEGER NOT NULL, pk BLOB NOT NULL UNIQUE, t_desc INTEGER, t_icmt INTEGER, t_labl INTEGER, t_alis INTEGER, t_prot INTEGER, t_acct INTEGER, t_svce INTEGER, t_gena INTEGER, t_pdmn INTEGER, t_vwht INTEGER, t_tkid INTEGER, meta BLOB NOT NULL, secret BLOB NOT NULL)",
+            "CREATE INDEX genp_t_labl ON genp(t_labl)",
+            "CREATE INDEX genp_t_acct ON genp(t_acct)",
+            "CREATE INDEX genp_t_svce ON genp(t_svce)",
+            "CREATE TABLE inet (rowid INTEGER PRIMARY KEY, uuid BLOB NOT NULL UNIQUE, agrp TEXT NOT NULL, pdmn TEXT NOT NULL, sync INTEGER NOT NULL, tomb INTEGER NOT NULL, pk BLOB NOT NULL UNIQUE, t_desc INTEGER, t_icmt INTEGER, t_labl INTEGER, t_alis INTEGER, t_prot INTEGER, t_acct INTEGER, t_sdmn INTEGER, t_srvr INTEGER, t_ptcl INTEGER, t_atyp INTEGER, t_path INTEGER, t_pdmn INTEGER, t_vwht INTEGER, t_tkid INTEGER, meta BLOB NOT NULL, secret BLOB NOT NULL)",
+            "CREATE INDEX inet_t_labl ON inet(t_labl)",
+            "CREATE INDEX inet_t_acct ON inet(t_acct)",
+            "CREATE INDEX inet_t_sdmn ON inet(t_sdmn)",
+            "CREATE INDEX inet_t_srvr ON inet(t_srvr)",
+            "CREATE INDEX inet_t_ptcl ON inet(t_ptcl)",
+            "CREATE INDEX inet_t_atyp ON inet(t_atyp)",
+            "CREATE INDEX inet_t_path ON inet(t_path)",
+            "CREATE TABLE cert (rowid INTEGER PRIMARY KEY, uuid BLOB NOT NULL UNIQUE, agrp TEXT NOT NULL, pdmn TEXT NOT NULL, sync INTEGER NOT NULL, tomb INTEGER NOT NULL, pk BLOB NOT NULL UNIQUE, t_labl INTEGER, t_alis INTEGER, t_subj INTEGER, t_issr INTEGER, t_slnr INTEGER, t_skid INTEGER, t_pkhh INTEGER, t_pdmn INTEGER, t_vwht INTEGER, t_tkid INTEGER, meta BLOB NOT NULL, secret BLOB NOT NULL)",
+            "CREATE INDEX cert_t_labl ON cert(t_labl)",
+            "CREATE INDEX cert_t_issr ON cert(t_issr)",
+            "CREATE INDEX cert_t_slnr ON cert(t_slnr)",
+            "CREATE INDEX cert_t_pkhh ON cert(t_pkhh)",
+            "CREATE TABLE keys (rowid INTEGER PRIMARY KEY, uuid BLOB NOT NULL UNIQUE, agrp TEXT NOT NULL, pdmn TEXT NOT NULL, sync INTEGER NOT NULL, tomb INTEGER NOT NULL, pk BLOB NOT NULL UNIQUE, t_labl INTEGER, t_alis INTEGER, t_klbl INTEGER, t_atag INTEGER, t_pdmn INTEGER, t_vwht INTEGER, t_tkid INTEGER, meta BLOB NOT NULL, secret BLOB NOT NULL)",
+            "CREATE INDEX keys_t_labl ON keys(t_labl)",
+            "CREATE INDEX keys_t_klbl ON keys(t_klbl)",
+            "CREATE INDEX keys_t_atag ON keys(t_atag)",
+        ]),
+        // One index on both lookup attributes of each class (the more selective first, as
+        // Apple's UNIQUE constraints lead with them) replaces the index on the first alone.
+        ("v2 lookup pair indexes", [
+            "DROP INDEX IF EXISTS genp_t_acct",
+            "CREATE INDEX genp_t_acct_t_svce ON genp(t_acct, t_svce)",
+            "DROP INDEX IF EXISTS inet_t_acct",
+            "CREATE INDEX inet_t_acct_t_srvr ON inet(t_acct, t_srvr)",
+            "DROP INDEX IF EXISTS cert_t_slnr",
+            "CREATE INDEX cert_t_slnr_t_issr ON cert(t_slnr, t_issr)",
+            "DROP INDEX IF EXISTS keys_t_atag",
+            "CREATE INDEX keys_t_atag_t_klbl ON keys(t_atag, t_klbl)",
+        ]),
+        // One row per attribute of a Secret Service item (its keyed token), and the marker
+        // every such item carries: equality searches on any attributes are index lookups.
+        // Rows go with their item, whichever way it is deleted.
+        ("v3 secret service attribute tokens", [
+            "CREATE TABLE genp_attribute (token INTEGER NOT NULL, item INTEGER NOT NULL, PRIMARY KEY (token, item)) WITHOUT ROWID",
+            "CREATE INDEX genp_attribute_item ON genp_attribute(item)",
+            "CREATE TRIGGER genp_attribute_delete AFTER DELETE ON genp BEGIN DELETE FROM genp_attribute WHERE item = old.rowid; END",
+        ]),
+        // The collections callers made (their items are in an access group of their own) and
+        // the login collection's label once changed; each scope's aliases. A created
+        // collection's items are one access group: deleting or listing them is a range of
+        // the partial index, which no item query can use (a search by tokens would otherwise
+        // seek it before each row: SQLite preferred it to the rowid).
+        ("v4 secret service collections", [
+            """
+            CREATE TABLE secret_collection (owner TEXT NOT NULL, name TEXT NOT NULL, label TEXT NOT NULL,
+              created REAL NOT NULL, modified REAL NOT NULL, PRIMARY KEY (owner, name)) WITHOUT ROWID
+            """,
+            """
+            CREATE TABLE secret_alias (owner TEXT NOT NULL, alias TEXT NOT NULL, name TEXT NOT NULL,
+              PRIMARY KEY (owner, alias)) WITHOUT ROWID
+            """,
+            "CREATE INDEX genp_collection_agrp ON genp(agrp) WHERE instr(agrp, '/collection/') > 0",
+        ]),
+    ]
+
+    /// The condition of `genp_collection_agrp` (migration v4): a query uses the index only
+    /// when it says this term itself (SQLite's rule for partial indexes).
+    static let collectionGroupTerm = "instr(agrp, '/collection/') > 0"
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1 item tables") { db in
-            for itemClass in ItemClass.stored {
-                for statement in ItemTable.of(itemClass).creationSQL {
-                    try db.execute(sql: statement)
-                }
+        for (identifier, statements) in migrations {
+            migrator.registerMigration(identifier) { db in
+                for statement in statements { try db.execute(sql: statement) }
             }
-        }
-        migrator.registerMigration("v2 lookup pair indexes") { db in
-            for itemClass in ItemClass.stored {
-                for statement in ItemTable.of(itemClass).lookupIndexSQL {
-                    try db.execute(sql: statement)
-                }
-            }
-        }
-        migrator.registerMigration("v3 secret service attribute tokens") { db in
-            // One row per attribute of a Secret Service item (its keyed token), and the
-            // marker every such item carries: equality searches on any attributes are index
-            // lookups. Rows go with their item, whichever way it is deleted.
-            try db.execute(sql: "CREATE TABLE genp_attribute (token INTEGER NOT NULL, item INTEGER NOT NULL, PRIMARY KEY (token, item)) WITHOUT ROWID")
-            try db.execute(sql: "CREATE INDEX genp_attribute_item ON genp_attribute(item)")
-            try db.execute(sql: "CREATE TRIGGER genp_attribute_delete AFTER DELETE ON genp BEGIN DELETE FROM genp_attribute WHERE item = old.rowid; END")
-        }
-        migrator.registerMigration("v4 secret service collections") { db in
-            // The collections callers made (their items are in an access group of their own)
-            // and the login collection's label once changed; each scope's aliases.
-            try db.execute(sql: """
-                CREATE TABLE secret_collection (owner TEXT NOT NULL, name TEXT NOT NULL, label TEXT NOT NULL,
-                  created REAL NOT NULL, modified REAL NOT NULL, PRIMARY KEY (owner, name)) WITHOUT ROWID
-                """)
-            try db.execute(sql: """
-                CREATE TABLE secret_alias (owner TEXT NOT NULL, alias TEXT NOT NULL, name TEXT NOT NULL,
-                  PRIMARY KEY (owner, alias)) WITHOUT ROWID
-                """)
-            // A created collection's items are one access group: deleting or listing them is a
-            // range of this index. Partial, so that no item query can use it: a search by tokens
-            // would otherwise seek it before each row (SQLite preferred it to the rowid).
-            try db.execute(sql: "CREATE INDEX genp_collection_agrp ON genp(agrp) WHERE \(collectionGroupTerm)")
         }
         return migrator
     }
 
-    /// The condition of `genp_collection_agrp`: a query uses the index only when it says this
-    /// term itself (SQLite's rule for partial indexes).
-    static let collectionGroupTerm = "instr(agrp, '/collection/') > 0"
+    /// Brings the file up to the newest schema.
+    ///
+    /// - Throws: `errSecInvalidKeychain` for a file a newer version of Trousseau has
+    ///   migrated further (its items may depend on tables this version does not know).
+    static func migrate(_ writer: some DatabaseWriter) throws {
+        let migrator = migrator
+        if try writer.read(migrator.hasBeenSuperseded) {
+            throw KeychainError(status: OSStatusCode.invalidKeychain, message: "the keychain was written by a newer version of Trousseau")
+        }
+        try migrator.migrate(writer)
+    }
 
-    /// Checks that every item table has the columns it was created with. The schema is
+    /// Checks that the file's schema is exactly what the migrations make. The schema is
     /// stored in the database file as SQL text: a damaged byte there renames or retypes a
     /// column, and every statement would then fail with an SQL error.
     ///
-    /// - Throws: `errSecDecode` naming the table when the file's schema differs.
+    /// - Throws: `errSecDecode` naming the first object that differs.
     static func verify(_ db: Database) throws {
-        for itemClass in ItemClass.stored {
-            let table = ItemTable.of(itemClass)
-            let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(\(table.name))").map { row -> String in
-                "\(row["name"] as String? ?? "") \(row["type"] as String? ?? "")"
-            }
-            guard columns == table.expectedColumns else {
-                throw KeychainError.decode("the keychain database is damaged: table \(table.name) does not have its columns")
-            }
+        var found = try FrozenSchema.objects(in: db)
+        // A file keychain's header table, made with the file (FileKeychainFile), not by a migration.
+        if let header = found.firstIndex(where: { $0.name == FileKeychainFile.headerTable }) {
+            guard found[header].sql == FileKeychainFile.headerTableSQL else { throw damaged(FileKeychainFile.headerTable) }
+            found.remove(at: header)
         }
+        guard found != FrozenSchema.current.objects else {
+            return
+        }
+        let expected = Dictionary(FrozenSchema.current.objects.map { ($0.name, $0) }) { first, _ in first }
+        let differing = found.first { expected[$0.name] != $0 }?.table
+            ?? FrozenSchema.current.objects.first { !found.contains($0) }?.table ?? "?"
+        throw damaged(differing)
+    }
+
+    private static func damaged(_ table: String) -> KeychainError {
+        KeychainError.decode("the keychain database is damaged: table \(table) is not as its migrations made it")
+    }
+}
+
+/// The schema the migrations make, read from a database they were applied to in memory:
+/// the objects `verify` expects, and the columns the item tables really have.
+struct FrozenSchema: Sendable {
+    struct Object: Equatable, Sendable {
+        var type: String
+        var name: String
+        var table: String
+        var sql: String?
+    }
+
+    let objects: [Object]
+    /// Each table's column names, in order.
+    let columns: [String: [String]]
+
+    static let current: FrozenSchema = {
+        do {
+            let memory = try DatabaseQueue()
+            try StoreSchema.migrator.migrate(memory)
+            return try memory.read { db in
+                let objects = try objects(in: db)
+                var columns: [String: [String]] = [:]
+                for table in objects where table.type == "table" {
+                    columns[table.name] = try Row.fetchAll(db, sql: "PRAGMA table_info(\(table.name))").map { $0["name"] }
+                }
+                return FrozenSchema(objects: objects, columns: columns)
+            }
+        } catch {
+            fatalError("the migrations do not apply to an empty database: \(error)")
+        }
+    }()
+
+    /// What the schema table holds, but SQLite's and GRDB's own objects.
+    static func objects(in db: Database) throws -> [Object] {
+        try Row.fetchAll(db, sql: """
+            SELECT type, name, tbl_name, sql FROM sqlite_master
+            WHERE tbl_name <> 'grdb_migrations' AND name NOT LIKE 'sqlite_stat%'
+            ORDER BY type, name
+            """).map { Object(type: $0[0], name: $0[1], table: $0[2], sql: $0[3]) }
     }
 }
