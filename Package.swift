@@ -133,10 +133,17 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
+        // Who a caller is and what it may reach: the one place that pins a caller's process
+        // (a pidfd), reads its code signature, and makes the `AccessGroups` the store obeys.
+        .target(
+            name: "KeychainCallers",
+            dependencies: ["CSystemShims", "CodeSigning", "KeychainModel", "KeychainCrypto", "KeychainSystem"],
+            swiftSettings: testHooks
+        ),
         .target(
             name: "KeychainStore",
             dependencies: [
-                "KeychainModel", "KeychainCrypto", "KeychainSystem", "EnclaveProtocol",
+                "KeychainCallers", "KeychainModel", "KeychainCrypto", "KeychainSystem", "EnclaveProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -146,7 +153,7 @@ let package = Package(
         .target(
             name: "SecretService",
             dependencies: [
-                "CPKCS12", "CSecretBus", "KeychainModel", "KeychainStore", "KeyringFiles",
+                "CPKCS12", "CSecretBus", "KeychainCallers", "KeychainModel", "KeychainStore", "KeyringFiles",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
@@ -154,7 +161,7 @@ let package = Package(
         .target(
             name: "KeychainServer",
             dependencies: [
-                "CSystemShims", "CLoginManager", "CodeSigning", "SecretService", "KeyringFiles", "KeychainCertificates", "KeychainKeys", "KeychainPKCS12", "KeychainProfiles",
+                "CSystemShims", "CLoginManager", "CodeSigning", "KeychainCallers", "SecretService", "KeyringFiles", "KeychainCertificates", "KeychainKeys", "KeychainPKCS12", "KeychainProfiles",
                 "KeychainModel", "KeychainCrypto", "KeychainStore",
                 "KeychainSystem", "KeychainProtocol", "Enclave", "EnclaveProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -166,7 +173,7 @@ let package = Package(
         .executableTarget(
             name: "securityd",
             dependencies: [
-                "CSystemShims", "CodeSigning", "KeychainHardening", "KeychainServer", "KeychainStore", "KeychainSystem", "Enclave",
+                "CSystemShims", "CodeSigning", "KeychainCallers", "KeychainHardening", "KeychainServer", "KeychainStore", "KeychainSystem", "Enclave",
                 "KeychainModel",
             ],
             swiftSettings: testHooks
@@ -237,7 +244,7 @@ let package = Package(
         .target(
             name: "KeychainTestSupport",
             dependencies: [
-                "KeychainModel", "KeychainStore", "EnclaveBackend", "EnclaveProtocol", "Enclave", "KeychainClient",
+                "KeychainCallers", "KeychainModel", "KeychainStore", "EnclaveBackend", "EnclaveProtocol", "Enclave", "KeychainClient",
                 "KeychainProtocol", "KeychainSystem",
             ],
             path: "Tests/KeychainTestSupport",

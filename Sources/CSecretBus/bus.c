@@ -87,15 +87,3 @@ int trousseau_bus_peer(sd_bus *bus, const char *name, int *pid, unsigned *uid) {
     return 0;
 }
 
-int trousseau_pidfd_open(int pid) {
-    long fd = syscall(SYS_pidfd_open, (pid_t)pid, 0);
-    return fd < 0 ? -errno : (int)fd;
-}
-
-int trousseau_pidfd_alive(int pidfd) {
-    // A pidfd polls readable once its process has exited.
-    struct pollfd p = {.fd = pidfd, .events = POLLIN};
-    int r = poll(&p, 1, 0);
-    if (r < 0) return -errno;
-    return r == 0 ? 1 : 0;
-}

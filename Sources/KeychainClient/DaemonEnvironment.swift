@@ -19,8 +19,7 @@ enum DaemonEnvironment {
     /// What a caller may name explicitly, beyond ``inherited``: the test hooks, in test builds.
     static var explicitOnly: Set<String> {
         #if TROUSSEAU_TEST_HOOKS
-        ["TROUSSEAU_UNSAFE_FAST_KDF", "TROUSSEAU_TEST_SENSOR", "TROUSSEAU_TEST_ADMIN_TRUST_SETTINGS", "TROUSSEAU_TEST_ENCLAVE_KEY_SEED",
-         "TROUSSEAU_TEST_SYSTEM_BUS"]
+        Set(TestHook.allCases.map(\.rawValue))
         #else
         []
         #endif

@@ -1,6 +1,7 @@
 import EnclaveProtocol
 import KeychainModel
 import KeychainProtocol
+import KeychainCallers
 
 /// A request that passed its ``Authorization`` check; handlers take nothing else. Only
 /// ``RequestDispatcher/authorize(_:from:presence:)`` makes one.

@@ -7,6 +7,7 @@ import KeychainStore
 
 #if canImport(Glibc)
 import Glibc
+import KeychainCallers
 #endif
 
 /// The user's local developer root: its private key is an item of the keychain itself
@@ -19,7 +20,7 @@ struct LocalDeveloperRoot: Sendable {
 
     /// Trousseau's own namespace: not a Team ID ("trousseau" has nine characters), not
     /// "unsigned.", not "group.", so no signature or implicit group can name it.
-    static let accessGroup = "trousseau.developer-root"
+    static let accessGroup = AccessGroups.DaemonGroup.developerRoot.rawValue
     private static let label = "Trousseau local developer root"
 
     /// Issues a developer certificate, creating the root on first use.
@@ -36,7 +37,7 @@ struct LocalDeveloperRoot: Sendable {
         ]
     }
 
-    private var groups: AccessGroups { .daemonActingForItself(in: Self.accessGroup) }
+    private var groups: AccessGroups { .daemon(.developerRoot) }
 
     private func loadOrCreateKey() throws -> P256.Signing.PrivateKey {
         if let key = try loadKey() { return key }

@@ -5,6 +5,8 @@ import KeychainModel
 import KeychainProfiles
 import KeychainProtocol
 import KeychainStore
+import KeychainCallers
+import KeychainSystem
 
 /// Installed configuration profiles (docs/ARCHITECTURE.md, "Configuration profiles").
 ///
@@ -16,8 +18,8 @@ import KeychainStore
 /// remove deletes both in one transaction. Records are always available (ThisDeviceOnly),
 /// so that the profile's anchors count and it can be listed and removed while locked.
 struct ProfileStore: Sendable {
-    static let recordGroup = "trousseau.profiles"
-    static let itemGroupPrefix = "trousseau.profile."
+    static let recordGroup = AccessGroups.DaemonGroup.profileRecords.rawValue
+    static let itemGroupPrefix = AccessGroups.profileItemGroupPrefix
     private static let recordService = "configuration-profile"
 
     let store: KeychainStore
@@ -84,7 +86,7 @@ struct ProfileStore: Sendable {
         recordItem[SecName.kSecValueData] = .data(Data(stored.bytes))
         items.append(recordItem)
         do {
-            try store.replaceGroup(group, with: items, caller: AccessGroups([group, Self.recordGroup]))
+            try store.replaceGroup(group, with: items, caller: .profileInstallation(profile.identifier))
         } catch {
             try? trustSettings.removeAdminAnchors(adminAnchors)
             throw error
@@ -102,7 +104,7 @@ struct ProfileStore: Sendable {
         let group = Self.itemGroup(identifier)
         let removed = try stored().first { $0.record.identifier == identifier }
         do {
-            try store.deleteGroup(group, with: recordQuery(identifier), caller: AccessGroups([group, Self.recordGroup]))
+            try store.deleteGroup(group, with: recordQuery(identifier), caller: .profileInstallation(identifier))
         } catch let error as KeychainError where error.status == OSStatusCode.itemNotFound {
             throw KeychainError(status: OSStatusCode.itemNotFound, message: "no configuration profile \(identifier) is installed")
         }
@@ -137,7 +139,7 @@ struct ProfileStore: Sendable {
         query["m_Limit"] = .string("m_LimitAll")
         var profiles: [StoredProfile] = []
         do {
-            guard case .array(let found)? = try store.copyMatching(query, caller: AccessGroups([Self.recordGroup])) else { return [] }
+            guard case .array(let found)? = try store.copyMatching(query, caller: .daemon(.profileRecords)) else { return [] }
             for case .data(let data) in found {
                 var reader = ByteReader(data)
                 profiles.append(try StoredProfile(from: &reader))
@@ -161,7 +163,7 @@ struct ProfileStore: Sendable {
     /// certificates are searched for a recipient first, and only a recipient's private key
     /// is read (a keychain's other keys are never unwrapped for a profile).
     private func decrypt(_ message: Data) throws(KeychainError) -> SecretBytes {
-        let every = AccessGroups.every(own: Self.recordGroup, except: [])
+        let every = AccessGroups.profileDecryption
         func found(_ query: [String: KeychainValue], limit: KeychainValue) -> [[String: KeychainValue]] {
             var query = query
             query["r_Attributes"] = .bool(true)

@@ -5,6 +5,7 @@ public import KeychainModel
 import KeychainProtocol
 import KeychainSystem
 public import KeychainStore
+public import KeychainCallers
 
 /// Carries out one request frame for one caller: decodes it as the request of
 /// ``ServiceCatalog`` its opcode names, checks the request's ``Authorization``, and runs its

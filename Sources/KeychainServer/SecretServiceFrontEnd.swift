@@ -9,6 +9,7 @@ import KeychainProtocol
 import Glibc
 #endif
 import SecretService
+public import KeychainCallers
 
 /// The freedesktop Secret Service of this daemon: served on a thread of its own over the
 /// daemon's store, callers' signatures checked as for socket callers. Started by
@@ -57,7 +58,7 @@ public final class SecretServiceFrontEnd: Sendable {
         var portals = CallerScopes.portalExecutables
         #if TROUSSEAU_TEST_HOOKS
         // Test builds: a stand-in for xdg-desktop-portal (a copy of Python the test runs).
-        if let portal = ProcessInfo.processInfo.environment["TROUSSEAU_TEST_PORTAL_EXECUTABLE"], !portal.isEmpty { portals.append(portal) }
+        if let portal = TestHook.portalExecutable.value { portals.append(portal) }
         #endif
         let provider = SecretServiceProvider(
             store: store,

@@ -6,6 +6,7 @@ import KeychainSystem
 
 #if canImport(Glibc)
 import Glibc
+public import KeychainCallers
 #endif
 
 /// securityd's serving loop: accepts connections, identifies each caller, answers its

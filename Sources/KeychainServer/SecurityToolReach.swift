@@ -1,5 +1,6 @@
 import KeychainModel
 import KeychainStore
+import KeychainCallers
 
 extension RequestDispatcher {
     /// What a SecItem request does to items, for deciding how far the caller reaches.
@@ -47,8 +48,7 @@ extension RequestDispatcher {
         }
     }
 
-    private static let everything = AccessGroups.every(
-        own: Caller.securityToolGroup, except: [LocalDeveloperRoot.accessGroup, TrustSettingsStore.accessGroup, ProfileStore.recordGroup])
+    private static let everything = AccessGroups.securityToolView
 
     private static func profileItem(_ group: String) -> KeychainError {
         let identifier = group.dropFirst(ProfileStore.itemGroupPrefix.count)

@@ -1,5 +1,6 @@
 import KeychainModel
 import KeychainProtocol
+import KeychainCallers
 
 /// Whose keychain a securityd serves: a user's (only that user can reach its socket), or
 /// the machine's System keychain, whose socket every user can reach.

@@ -8,6 +8,7 @@ import SwiftASN1
 
 #if canImport(Glibc)
 import Glibc
+import KeychainCallers
 #endif
 
 /// Trust settings, by domain (docs/ARCHITECTURE.md, "Trust settings"):
@@ -25,7 +26,7 @@ import Glibc
 /// writer); the administrator's file is read again when it changes.
 struct TrustSettingsStore: Sendable {
     /// Trousseau's own namespace, like the local developer root's.
-    static let accessGroup = "trousseau.trust-settings"
+    static let accessGroup = AccessGroups.DaemonGroup.trustSettings.rawValue
     static let defaultAdminPath = "/etc/trousseau/trust-settings"
     /// The bundles a CA store is read from, the first that exists (as swift-certificates'
     /// `CertificateStore.systemTrustRoots`).
@@ -47,7 +48,7 @@ struct TrustSettingsStore: Sendable {
         self.adminPath = adminPath
     }
 
-    private var groups: AccessGroups { .daemonActingForItself(in: Self.accessGroup) }
+    private var groups: AccessGroups { .daemon(.trustSettings) }
 
     /// The settings evaluation honours: the user's first, then the administrator's (the
     /// user's override, as on macOS).

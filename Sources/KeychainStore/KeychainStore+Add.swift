@@ -1,5 +1,6 @@
 import FoundationEssentials
 import KeychainModel
+public import KeychainCallers
 
 extension KeychainStore {
     /// `SecItemAdd` for a validated query.

@@ -1,5 +1,6 @@
 import GRDB
 import KeychainModel
+public import KeychainCallers
 
 extension KeychainStore {
     /// `SecItemCopyMatching` for a validated query.

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import GRDB
 import KeychainModel
+public import KeychainCallers
 
 extension KeychainStore {
     /// `SecItemDelete` for a validated query: removes every match in one transaction. A

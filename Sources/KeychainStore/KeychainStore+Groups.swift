@@ -1,6 +1,7 @@
 import FoundationEssentials
 import GRDB
 public import KeychainModel
+public import KeychainCallers
 
 // Whole access groups written at once: what a configuration profile installs lives in a
 // group of its own, installed, replaced and removed in one transaction each.

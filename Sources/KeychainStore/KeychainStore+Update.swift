@@ -1,5 +1,6 @@
 import FoundationEssentials
 import KeychainModel
+public import KeychainCallers
 
 extension KeychainStore {
     /// `SecItemUpdate` for a validated query: every match gets `changes` and a new mdat,

@@ -7,6 +7,7 @@ public import EnclaveProtocol
 
 #if canImport(Glibc)
 import Glibc
+public import KeychainCallers
 #endif
 
 /// The encrypted item store: one SQLite database (WAL) in `KEYCHAIN_HOME`, one table per

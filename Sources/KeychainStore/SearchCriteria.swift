@@ -1,6 +1,7 @@
 import FoundationEssentials
 import KeychainCrypto
 import KeychainModel
+import KeychainCallers
 
 /// The row selection of a query, resolved against the caller's access groups.
 struct SearchCriteria {

@@ -1,4 +1,5 @@
 import CSecretBus
+import KeychainCallers
 import KeychainModel
 
 #if canImport(Glibc)
@@ -39,15 +40,13 @@ public struct CallerScopes: Sendable {
         var pid: Int32 = 0
         var uid: UInt32 = 0
         guard trousseau_bus_peer(bus, name, &pid, &uid) >= 0, pid > 0, uid == geteuid() else { return false }
-        let pidfd = trousseau_pidfd_open(pid)
-        guard pidfd >= 0 else { return false }
-        defer { close(pidfd) }
+        guard let process = PinnedProcess(pid: pid, uid: uid) else { return false }
         guard Self.sandboxInfo(pid: pid) == .notSandboxed else { return false }
         var buffer = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
         guard length > 0 else { return false }
         let executable = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return portalExecutables.contains(executable) && trousseau_pidfd_alive(pidfd) == 1
+        return portalExecutables.contains(executable) && process.isRunning
     }
 
     /// The scope of the connection `name`, or an error that refuses it.
@@ -57,9 +56,7 @@ public struct CallerScopes: Sendable {
         let result = trousseau_bus_peer(bus, name, &pid, &uid)
         guard result >= 0, pid > 0 else { throw BusError.accessDenied("the bus does not say which process \(name) is (\(result))") }
         guard uid == geteuid() else { throw BusError.accessDenied("the caller is another user") }
-        let pidfd = trousseau_pidfd_open(pid)
-        guard pidfd >= 0 else { throw BusError.accessDenied("the calling process has gone") }
-        defer { close(pidfd) }
+        guard let process = PinnedProcess(pid: pid, uid: uid) else { throw BusError.accessDenied("the calling process has gone") }
         let info: [UInt8]?
         switch Self.sandboxInfo(pid: pid) {
         case .notSandboxed: info = nil
@@ -70,7 +67,7 @@ public struct CallerScopes: Sendable {
         }
         let signed = info == nil ? signedGroups?(pid) : nil
         // Everything read above was of the pinned process only if it is still running.
-        guard trousseau_pidfd_alive(pidfd) == 1 else { throw BusError.accessDenied("the calling process has gone") }
+        guard process.isRunning else { throw BusError.accessDenied("the calling process has gone") }
         if let info {
             guard let appID = Self.applicationID(in: info) else {
                 throw BusError.accessDenied("the sandbox's /.flatpak-info names no valid application")

@@ -11,6 +11,7 @@ import KeychainSystem
 
 #if canImport(Glibc)
 import Glibc
+import KeychainCallers
 #endif
 
 // securityd [--home DIR] [--print-socket]: one per keychain (KEYCHAIN_HOME). Clients start it on demand; a second
@@ -133,11 +134,11 @@ do {
     }
     var launch = EnclaveClient.Launch()
     #if TROUSSEAU_TEST_HOOKS
-    let adminTrustSettings = environment["TROUSSEAU_TEST_ADMIN_TRUST_SETTINGS"].flatMap { $0.isEmpty ? nil : $0 }
-    launch.unsafeFastPasscodeKDF = environment["TROUSSEAU_UNSAFE_FAST_KDF"] == "1"
-    launch.testSensor = environment["TROUSSEAU_TEST_SENSOR"].flatMap { $0.isEmpty ? nil : $0 }
-    launch.testEnclaveKeySeed = environment["TROUSSEAU_TEST_ENCLAVE_KEY_SEED"].flatMap { $0.isEmpty ? nil : $0 }
-    let sleepBus = environment["TROUSSEAU_TEST_SYSTEM_BUS"].flatMap { $0.isEmpty ? nil : $0 }
+    let adminTrustSettings = TestHook.adminTrustSettings.value
+    launch.unsafeFastPasscodeKDF = TestHook.unsafeFastKDF.value == "1"
+    launch.testSensor = TestHook.sensor.value
+    launch.testEnclaveKeySeed = TestHook.enclaveKeySeed.value
+    let sleepBus = TestHook.systemBus.value
     #else
     let adminTrustSettings: String? = nil
     let sleepBus: String? = nil

@@ -7,6 +7,7 @@ import KeychainTestSupport
 import Glibc
 import EnclaveBackend
 import Testing
+@testable import KeychainCallers
 
 /// Every protection class × lock state × operation, against a real enclave process.
 @Suite struct ProtectionClassMatrixTests {

@@ -5,6 +5,7 @@ import KeychainTestSupport
 import EnclaveBackend
 import Testing
 import Glibc
+@testable import KeychainCallers
 
 @Suite struct DeviceKeyTests {
     @Test func passcodeClassCannotBeUsedWithoutAPasscode() throws {

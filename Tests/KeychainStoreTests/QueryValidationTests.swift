@@ -3,6 +3,7 @@ import KeychainModel
 import KeychainStore
 import KeychainTestSupport
 import Testing
+@testable import KeychainCallers
 
 @Suite struct QueryValidationTests: KeychainSuite {
     let keychain: TemporaryKeychain

@@ -3,6 +3,7 @@ import KeychainModel
 import KeychainStore
 import KeychainTestSupport
 import Testing
+@testable import KeychainCallers
 
 /// The store's Secret Service items: arbitrary attributes found through keyed tokens with an
 /// index, one scope's items invisible to another's, nothing of them in plaintext on disk.

@@ -6,6 +6,7 @@ import Glibc
 import FoundationEssentials
 import KeychainModel
 import KeychainStore
+@testable public import KeychainCallers
 
 /// A keychain in a temporary `KEYCHAIN_HOME` whose keys live in a real enclave process,
 /// started with the fast (test-only) passcode KDF. ``restart()`` kills nothing: it closes

@@ -3,6 +3,7 @@ import KeychainModel
 import KeychainStore
 import EnclaveBackend
 import Glibc
+@testable public import KeychainCallers
 
 /// A keychain in a fresh temporary `KEYCHAIN_HOME`, removed when dropped. Its keybag runs
 /// in-process (``SoftwareKeybag``, the enclave's own backend behind the same `Keybag`

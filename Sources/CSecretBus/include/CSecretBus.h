@@ -34,10 +34,4 @@ const char *trousseau_bus_error_name(sd_bus_message *message);
 /// it connected (GetConnectionCredentials). Returns 0 or a negative errno.
 int trousseau_bus_peer(sd_bus *bus, const char *name, int *pid, unsigned *uid);
 
-/// A pidfd for `pid` (pidfd_open), or a negative errno.
-int trousseau_pidfd_open(int pid);
-
-/// Whether the process behind `pidfd` is still running: 1, 0, or a negative errno.
-int trousseau_pidfd_alive(int pidfd);
-
 #endif

@@ -17,6 +17,17 @@ int trousseau_get_dumpable(void);
 /// connect time. Returns 0 or -1 with errno.
 int trousseau_peer_credentials(int fd, int *pid, unsigned int *uid, unsigned int *gid);
 
+/// getsockopt(SO_PEERPIDFD) on a connected Unix socket (Linux 6.5+): a pidfd of the very
+/// process that connected, which no later process can reuse. Returns the pidfd or a
+/// negative errno (-ENOPROTOOPT on older kernels).
+int trousseau_peer_pidfd(int fd);
+
+/// A pidfd for `pid` (pidfd_open, Linux 5.3+), or a negative errno.
+int trousseau_pidfd_open(int pid);
+
+/// Whether the process behind `pidfd` is still running: 1, 0, or a negative errno.
+int trousseau_pidfd_alive(int pidfd);
+
 /// Closes every descriptor from `lowest` up: a daemon must not keep its starter's pipes
 /// open (a parent waiting for end of file on them would wait forever).
 void trousseau_close_from(int lowest);

@@ -1,7 +1,5 @@
-internal import CSystemShims
-public import CodeSigning
+import CodeSigning
 import FoundationEssentials
-import KeychainCrypto
 public import KeychainModel
 import KeychainSystem
 
@@ -9,38 +7,9 @@ import KeychainSystem
 import Glibc
 #endif
 
-/// Who is on the other end of a connection, and the access groups that gives it.
-public struct Caller: Sendable {
-    public let pid: Int32
-    public let uid: UInt32
-    /// `/proc/PID/exe` when the connection was identified.
-    public let executable: String
-    /// The signature's verdict on the executable (and on the process running it).
-    public let code: CodeIdentity
-    public let role: Role
-    public let accessGroups: AccessGroups
-
-    public enum Role: Sendable {
-        case application
-        /// The `security` tool installed beside securityd: it has a group of its own, may
-        /// list every item's attributes, and reaches other groups' secrets and items with
-        /// the user's presence; it alone manages the keychain's password, settings and
-        /// local developer root.
-        case securityTool
-    }
-
-    /// The `security` tool's own access group, in Trousseau's reserved namespace.
-    public static let securityToolGroup = "trousseau.security"
-
-    /// The implicit access group of an unsigned executable: "unsigned." and 16 hex digits
-    /// of SHA-256 of its path, so the database does not list the paths of the user's programs.
-    public static func implicitGroup(for executable: String) -> String {
-        "unsigned." + Fingerprint.sha256Hex(Data(executable.utf8)).prefix(16)
-    }
-}
-
-/// Identifies the peers of connections: SO_PEERCRED, then the executable the process
-/// runs, its code signature (verified once per file), and the state of the process.
+/// Identifies the peers of connections: the process that connected, pinned by a pidfd
+/// (``PinnedProcess``), then the executable it runs, its code signature (verified once per
+/// file), and the state of the process — all read while the pin shows it still runs.
 public final class CallerIdentification: Sendable {
     private let signatures: CodeIdentityCache
     private let securityTool: String?
@@ -63,27 +32,27 @@ public final class CallerIdentification: Sendable {
     /// - Throws: `errSecMissingEntitlement` for a peer of another user (unless admitted), `errSecIO` when
     ///   its credentials or executable cannot be read.
     public func identify(connection fd: Int32) throws -> Caller {
-        var pid: Int32 = 0
-        var uid: UInt32 = 0
-        var gid: UInt32 = 0
-        guard trousseau_peer_credentials(fd, &pid, &uid, &gid) == 0 else {
-            throw SystemCall.ioError("SO_PEERCRED")
-        }
+        let process = try PinnedProcess.peer(ofConnection: fd, peerPidfd: Self.usesPeerPidfd)
+        let (pid, uid) = (process.pid, process.uid)
         guard uid == getuid() || admitsOtherUsers else {
             throw KeychainError(status: OSStatusCode.missingEntitlement, message: "a process of another user (uid \(uid)) is refused")
         }
         guard let executable = ProcessExecutable.path(of: pid) else {
-            throw SystemCall.ioError("cannot read the executable of pid \(pid)")
+            throw process.isRunning ? SystemCall.ioError("cannot read the executable of pid \(pid)") : PinnedProcess.gone(pid)
         }
         let exe = open("/proc/\(pid)/exe", O_RDONLY | O_CLOEXEC)
         guard exe >= 0 else {
-            throw SystemCall.ioError("cannot open the executable of pid \(pid)")
+            throw process.isRunning ? SystemCall.ioError("cannot open the executable of pid \(pid)") : PinnedProcess.gone(pid)
         }
         defer { close(exe) }
         var code = try signatures.identity(ofExecutable: exe)
         let isTool = securityTool.map { Self.isFile(exe, at: $0) } ?? false
+        let tampering = isTool || code.isSigned ? ProcessInspection.tampering(pid: pid) : nil
+        // Everything above was read from /proc/PID: it was the caller's only if the caller
+        // still runs (else PID may name another process by now).
+        guard process.isRunning else { throw PinnedProcess.gone(pid) }
         // A traced or preloaded process may not be running the code its file holds.
-        if isTool || code.isSigned, let tampering = ProcessInspection.tampering(pid: pid) {
+        if let tampering {
             code = .unsigned(reason: "\(isTool ? "the security tool's role" : "its signature") cannot vouch for the process: \(tampering)")
         } else if isTool {
             return Caller(pid: pid, uid: uid, executable: executable, code: code, role: .securityTool,
@@ -114,6 +83,16 @@ public final class CallerIdentification: Sendable {
         else { return nil }
         let groups = signed.entitlements.accessGroups
         return groups.isEmpty ? nil : groups
+    }
+
+    /// Whether callers are pinned by the kernel's pidfd of the connecting process where the
+    /// kernel has one (a test build can try the older kernels' path instead).
+    static var usesPeerPidfd: Bool {
+        #if TROUSSEAU_TEST_HOOKS
+        TestHook.noPeerPidfd.value != "1"
+        #else
+        true
+        #endif
     }
 
     /// Whether the open file `fd` is the file at `path` (same device and inode).

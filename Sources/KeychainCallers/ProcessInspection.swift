@@ -16,7 +16,7 @@ enum ProcessInspection {
         guard let status = read("/proc/\(pid)/status") else { return "its /proc status is unreadable" }
         let tracer = String(decoding: status, as: UTF8.self).split(separator: "\n")
             .first { $0.hasPrefix("TracerPid:") }
-            .flatMap { Int32($0.dropFirst("TracerPid:".count).trimmingCharacters(in: .whitespaces)) }
+            .flatMap { Int32($0.dropFirst("TracerPid:".count).drop { $0 == " " || $0 == "\t" }) }
         guard let tracer else { return "its /proc status names no TracerPid" }
         if tracer != 0 { return "it is traced by pid \(tracer)" }
         // The environment at exec, which is what the dynamic loader read.
