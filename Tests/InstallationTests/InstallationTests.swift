@@ -82,6 +82,12 @@ import Testing
         let manifest = try String(contentsOfFile: prefix + "/share/trousseau/install-manifest", encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(Set(manifest).isSuperset(of: ["bin/security", "libexec/trousseau/securityd", "libexec/trousseau/trousseau-enclave",
             "lib/systemd/user/trousseau-securityd.socket", "lib/systemd/user/trousseau-securityd.service"]))
+        // The installed programs are release builds: no test hook, and securityd without the keybag.
+        for program in ["bin/security", "libexec/trousseau/securityd", "libexec/trousseau/trousseau-enclave"] {
+            #expect(try BinaryMarkers.found(BinaryMarkers.testHooks, in: prefix + "/" + program) == [], "\(program) carries test hooks")
+        }
+        #expect(try BinaryMarkers.found(BinaryMarkers.keybag, in: prefix + "/libexec/trousseau/securityd") == [])
+        #expect(try BinaryMarkers.found(BinaryMarkers.keybag, in: prefix + "/libexec/trousseau/trousseau-enclave") == BinaryMarkers.keybag)
         let service = try String(contentsOfFile: prefix + "/lib/systemd/user/trousseau-securityd.service", encoding: .utf8)
         #expect(service.contains("ExecStart=\(prefix)/libexec/trousseau/securityd\n"))
         // The Secret Service: D-Bus activation names the installed daemon, and so does its unit.
@@ -123,8 +129,8 @@ import Testing
 
     /// Two users of one machine: each gets a daemon and a socket of their own, and neither
     /// reaches the other's (root only: the test takes two uids with setpriv).
-    @Test func twoUsersCannotReachEachOthersDaemon() throws {
-        guard getuid() == 0 else { return }  // needs setpriv to other uids; the other test covers the rest
+    @Test(.enabled(if: getuid() == 0, "needs root: setpriv to two other uids (the other tests cover one user)"))
+    func twoUsersCannotReachEachOthersDaemon() throws {
         // Other users reach the installation as they would /usr/local.
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory)
         #expect(try install().status == 0)

@@ -64,24 +64,32 @@ import Glibc
 
     static let system = "/Library/Keychains/System.keychain"
 
-    @Test func itsOwnerWritesAndReadsAndOtherUsersReadOnlyItsCertificates() throws {
-        let root = GoldenTranscriptTests.directory.appendingPathComponent("fixtures/signing-root.pem").path
-        let pem = try String(contentsOfFile: root, encoding: .utf8)
+    static let asRoot = getuid() == 0
 
-        // The owner: certificates and passwords go in, and come out. The certificate as
-        // mkcert adds it, with its trust settings (here the user's: `-d`, the administrator's,
-        // would write the machine's file, /etc/trousseau/trust-settings).
+    /// The owner adds a certificate (as mkcert adds it, with its trust settings — here the
+    /// user's: `-d`, the administrator's, would write the machine's file,
+    /// /etc/trousseau/trust-settings) and a password; returns the certificate's PEM.
+    func ownerAddsACertificateAndAPassword() throws -> String {
+        let root = GoldenTranscriptTests.directory.appendingPathComponent("fixtures/signing-root.pem").path
         let added = try security("add-trusted-cert", "-k", Self.system, root)
         #expect(added.status == 0, "\(added.stderr)")
-        #expect(try security("dump-trust-settings").stdout.contains("Golden Signing Root"))
         #expect(try security("add-generic-password", "-a", "802.1X", "-s", "CorpNet", "-w", "wifi-secret", Self.system).status == 0)
+        return try String(contentsOfFile: root, encoding: .utf8)
+    }
+
+    @Test func itsOwnerWritesAndReadsIt() throws {
+        let pem = try ownerAddsACertificateAndAPassword()
+        #expect(try security("dump-trust-settings").stdout.contains("Golden Signing Root"))
         #expect(try security("find-generic-password", "-s", "CorpNet", "-w", Self.system).stdout == "wifi-secret\n")
         let listed = try security("find-certificate", "-a", "-p", Self.system)
         #expect(listed.status == 0 && listed.stdout == pem, "\(listed.stderr)")
         // Nothing of it is in the owner's login keychain.
         #expect(try security("find-generic-password", "-s", "CorpNet", "login.keychain").status == 44)
+    }
 
-        guard getuid() == 0 else { return }  // another user needs setpriv from root
+    @Test(.enabled(if: asRoot, "needs root: the tool runs as another user through setpriv"))
+    func otherUsersReadOnlyItsCertificates() throws {
+        let pem = try ownerAddsACertificateAndAPassword()
         let other = Self.otherUID
         let read = try security("find-certificate", "-a", "-p", Self.system, as: other)
         #expect(read.status == 0 && read.stdout == pem, "a user lists the System keychain's certificates: \(read.stderr)")
@@ -122,20 +130,28 @@ import Glibc
         #expect(try security("profiles", "list").stdout == "There are no configuration profiles installed\n", "not the user's")
         #expect(try security("find-generic-password", "-s", "AirPort", "-a", "Office Net", "-w", Self.system).stdout == "wifi-pass\n")
 
-        if getuid() == 0 {  // another user needs setpriv from root
-            let other = Self.otherUID
-            let certificate = try security("find-certificate", "-c", "Profile Test Root", Self.system, as: other)
-            #expect(certificate.status == 0, "its certificates are every user's: \(certificate.stderr)")
-            #expect(try security("find-generic-password", "-s", "AirPort", "-w", Self.system, as: other).status == 36)
-            #expect(try security("profiles", "list", "--system", as: other).status == 36)
-            let install = try security("profiles", "install", fixtures + "/identity.mobileconfig", "--system", as: other)
-            #expect(install.status == Int32(UInt8(truncatingIfNeeded: -61)), "\(install.stderr)")
-            #expect(try security("profiles", "remove", "com.example.full", "--system", as: other).status == Int32(UInt8(truncatingIfNeeded: -61)))
-        }
-
         #expect(try security("profiles", "remove", "com.example.full", "--system").status == 0)
         #expect(!anchored(), "its anchor went with it")
         #expect(try security("find-certificate", "-c", "Profile Test Root", Self.system).status == 44)
+    }
+
+    @Test(.enabled(if: asRoot, "needs root: the tool runs as another user through setpriv"))
+    func otherUsersReadASystemProfilesCertificatesAndChangeNoProfile() throws {
+        let fixtures = directory + "/profiles"
+        try FileManager.default.createDirectory(atPath: fixtures, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+        let made = try CommandRunner.run(executable: "/usr/bin/python3", ["-c", ProfileTests.makeFixtures, fixtures], clearing: false)
+        try #require(made.status == 0, "fixtures: \(made.stderr)")
+        #expect(try security("profiles", "install", fixtures + "/full.mobileconfig", "--system").status == 0)
+
+        let other = Self.otherUID
+        let certificate = try security("find-certificate", "-c", "Profile Test Root", Self.system, as: other)
+        #expect(certificate.status == 0, "its certificates are every user's: \(certificate.stderr)")
+        #expect(try security("find-generic-password", "-s", "AirPort", "-w", Self.system, as: other).status == 36)
+        #expect(try security("profiles", "list", "--system", as: other).status == 36)
+        let install = try security("profiles", "install", fixtures + "/identity.mobileconfig", "--system", as: other)
+        #expect(install.status == Int32(UInt8(truncatingIfNeeded: -61)), "\(install.stderr)")
+        #expect(try security("profiles", "remove", "com.example.full", "--system", as: other).status == Int32(UInt8(truncatingIfNeeded: -61)))
+        #expect(try security("find-generic-password", "-s", "AirPort", "-a", "Office Net", "-w", Self.system).stdout == "wifi-pass\n", "still installed")
     }
 
     @Test func withoutItsDaemonTheSystemKeychainIsNotAvailableAndNothingStartsOne() throws {

@@ -1,0 +1,19 @@
+import Foundation
+import KeychainSystem
+
+/// Strings whose presence in a program's file shows what it links: the process boundary
+/// (securityd must not contain the keybag) and release builds (no test hook at all).
+public enum BinaryMarkers {
+    /// Names only the keybag's module defines: its module name as Swift mangles it, and its types.
+    public static let keybag = ["14EnclaveBackend", "SoftwareKeybag", "FileDeviceKey", "EnclaveServer", "FprintdSensor"]
+
+    /// Every test hook's variable and flag (`TestHook`, the one list), and the scripted
+    /// sensor's type as Swift mangles it.
+    public static let testHooks = TestHook.allCases.map(\.rawValue) + TestHook.enclaveFlags + ["10TestSensor"]
+
+    /// Which of `markers` the file at `path` contains.
+    public static func found(_ markers: [String], in path: String) throws -> [String] {
+        let binary = try Data(contentsOf: URL(fileURLWithPath: path))
+        return markers.filter { binary.range(of: Data($0.utf8)) != nil }
+    }
+}
