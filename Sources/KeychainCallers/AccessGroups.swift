@@ -65,6 +65,21 @@ public struct AccessGroups: Sendable, Hashable {
         status: OSStatusCode.missingEntitlement, message: "the caller is entitled to no keychain access group")
 }
 
+// MARK: - Reaches combined
+
+extension AccessGroups {
+    /// Reaches nothing (the Secret Service's session collection, which is not in the store).
+    public static let nothing = AccessGroups([])
+
+    /// What any of `reaches` reaches — each already the caller's — with the first one's
+    /// default group. Only listed groups combine (a view of every group does not).
+    public static func union(_ reaches: [AccessGroups]) -> AccessGroups {
+        precondition(reaches.allSatisfy { $0.everyGroupExcept == nil }, "only listed groups combine")
+        var seen = Set<String>()
+        return AccessGroups(reaches.flatMap(\.groups).filter { seen.insert($0).inserted })
+    }
+}
+
 // MARK: - The daemon's own reaches
 
 extension AccessGroups {

@@ -74,7 +74,7 @@ public final class CallerIdentification: Sendable {
     /// The entitled access groups of process `pid` when it runs a signed executable that
     /// nothing tampers with, else nil: how the Secret Service tells a signed app (a D-Bus
     /// peer, already checked to be the user's) from the host's other programs.
-    public func signedAccessGroups(pid: Int32) -> [String]? {
+    func signedAccessGroups(pid: Int32) -> [String]? {
         let exe = open("/proc/\(pid)/exe", O_RDONLY | O_CLOEXEC)
         guard exe >= 0 else { return nil }
         defer { close(exe) }

@@ -55,14 +55,14 @@ public final class SecretServiceFrontEnd: Sendable {
         // The passcode is asked where every client asks it: the agent TROUSSEAU_PASSCODE_AGENT
         // names (in the daemon's environment: the bus's, for an activated one), else the
         // terminal, which a daemon does not have — then the prompt is dismissed at once.
-        var portals = CallerScopes.portalExecutables
+        var portals = CallerIdentification.portalExecutables
         #if TROUSSEAU_TEST_HOOKS
         // Test builds: a stand-in for xdg-desktop-portal (a copy of Python the test runs).
         if let portal = TestHook.portalExecutable.value { portals.append(portal) }
         #endif
         let provider = SecretServiceProvider(
             store: store,
-            scopes: CallerScopes(signedGroups: { pid in identification.signedAccessGroups(pid: pid) }, portalExecutables: portals),
+            scopes: CallerScopes(identification: identification, portalExecutables: portals),
             unlocker: { reason in try unlock(try PresenceFrontEnd().ask(for: .passcode, prompt: reason)) })
         let outcome = BlockingMutex<String??>(nil)
         let ready = DispatchSemaphore(value: 0)

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import GRDB
 import KeychainModel
+public import KeychainCallers
 
 /// The freedesktop Secret Service's items: generic passwords of one access group (the
 /// caller's scope) whose arbitrary attributes are found through keyed tokens in
@@ -37,7 +38,8 @@ extension KeychainStore {
 
     /// The items of `groups` whose attributes include every pair of `attributes`, in the
     /// order they were created. Rows that are damaged are left out.
-    public func secretServiceItems(in groups: [String], matching attributes: [String: String]) throws -> [SecretServiceItem] {
+    public func secretServiceItems(in reach: AccessGroups, matching attributes: [String: String]) throws -> [SecretServiceItem] {
+        let groups = reach.groups
         guard !groups.isEmpty else { return [] }
         let keys = OperationKeys(keybag)
         return try readStatement { db in
@@ -50,7 +52,8 @@ extension KeychainStore {
     /// The identifiers of the items of `groups` whose tokens match `attributes`, read from
     /// the plaintext columns alone: what a search can say while the keychain is locked
     /// (tokens are 64 bits, so a match is confirmed only once the row can be decrypted).
-    public func secretServiceItemIDs(in groups: [String], matching attributes: [String: String]) throws -> [(id: String, group: String)] {
+    public func secretServiceItemIDs(in reach: AccessGroups, matching attributes: [String: String]) throws -> [(id: String, group: String)] {
+        let groups = reach.groups
         guard !groups.isEmpty else { return [] }
         return try readStatement { db in
             try candidates(in: groups, matching: attributes, id: nil, db: db).map {
@@ -60,26 +63,29 @@ extension KeychainStore {
     }
 
     /// Whether item `id` is one of `groups`' (without decrypting it).
-    public func secretServiceItemExists(id: String, in groups: [String]) throws -> Bool {
+    public func secretServiceItemExists(id: String, in reach: AccessGroups) throws -> Bool {
+        let groups = reach.groups
         guard SecretServiceItem.uuid(ofID: id) != nil, !groups.isEmpty else { return false }
         return try readStatement { db in try !candidates(in: groups, matching: [:], id: id, db: db).isEmpty }
     }
 
     /// The item `id` of one of `groups`, or nil.
-    public func secretServiceItem(id: String, in groups: [String]) throws -> SecretServiceItem? {
-        try secretServiceRow(id: id, in: groups).map { $0.1 }
+    public func secretServiceItem(id: String, in reach: AccessGroups) throws -> SecretServiceItem? {
+        let groups = reach.groups
+        return try secretServiceRow(id: id, in: groups).map { $0.1 }
     }
 
     /// The secret of item `id` of one of `groups`.
     ///
     /// - Throws: `errSecItemNotFound` when there is none, the keybag's error when locked.
-    public func secretServiceSecret(id: String, in groups: [String]) throws -> (SecretBytes, SecretServiceItem) {
+    public func secretServiceSecret(id: String, in reach: AccessGroups) throws -> (SecretBytes, SecretServiceItem) {
+        let groups = reach.groups
         guard let (stored, item) = try secretServiceRow(id: id, in: groups) else { throw KeychainError.itemNotFound }
         let (secret, _) = try openSecret(stored)
         return (secret ?? SecretBytes([]), item)
     }
 
-    /// Stores a new item in `group`, or with `replace` overwrites the label, secret and
+    /// Stores a new item in `reach`'s default group, or with `replace` overwrites the label, secret and
     /// content type of the first item there whose attributes are exactly `attributes`
     /// (the Secret Service's `CreateItem`).
     ///
@@ -88,14 +94,15 @@ extension KeychainStore {
     /// - Parameter dates: the new item's creation and modification dates (an import keeps
     ///   the original's); now when nil.
     public func createSecretServiceItem(
-        in group: String, label: String, attributes: [String: String], secret: SecretBytes, contentType: String, replace: Bool,
+        in reach: AccessGroups, label: String, attributes: [String: String], secret: SecretBytes, contentType: String, replace: Bool,
         dates: (created: Date, modified: Date)? = nil
     ) throws -> (SecretServiceItem, created: Bool) {
+        let group = try reach.defaultGroup()
         try Self.checkSecretServiceAttributes(attributes)
         let keys = OperationKeys(keybag)
-        if replace, let existing = try secretServiceItems(in: [group], matching: attributes).first(where: { $0.attributes == attributes }) {
+        if replace, let existing = try secretServiceItems(in: reach, matching: attributes).first(where: { $0.attributes == attributes }) {
             let updated = try updateSecretServiceItem(
-                id: existing.id, in: [group], label: label, attributes: nil, secret: secret, contentType: contentType)
+                id: existing.id, in: reach, label: label, attributes: nil, secret: secret, contentType: contentType)
             return (updated, false)
         }
         let now = Date()
@@ -116,9 +123,10 @@ extension KeychainStore {
     /// - Throws: `errSecItemNotFound` when `id` is not an item of `groups`.
     @discardableResult
     public func updateSecretServiceItem(
-        id: String, in groups: [String], label: String? = nil, attributes: [String: String]? = nil,
+        id: String, in reach: AccessGroups, label: String? = nil, attributes: [String: String]? = nil,
         secret newSecret: SecretBytes? = nil, contentType: String? = nil
     ) throws -> SecretServiceItem {
+        let groups = reach.groups
         if let attributes { try Self.checkSecretServiceAttributes(attributes) }
         let keys = OperationKeys(keybag)
         guard let (stored, current) = try secretServiceRow(id: id, in: groups) else { throw KeychainError.itemNotFound }
@@ -145,7 +153,8 @@ extension KeychainStore {
     /// Deletes item `id` of one of `groups`.
     ///
     /// - Throws: `errSecItemNotFound` when there is none.
-    public func deleteSecretServiceItem(id: String, in groups: [String]) throws {
+    public func deleteSecretServiceItem(id: String, in reach: AccessGroups) throws {
+        let groups = reach.groups
         guard let (stored, _) = try secretServiceRow(id: id, in: groups) else { throw KeychainError.itemNotFound }
         // The trigger on genp removes the row's attribute tokens.
         try write { db in try deleteRow(stored.rowID, of: .genericPassword, in: db) }
@@ -177,8 +186,9 @@ extension KeychainStore {
 
     /// SQLite's plan for a Secret Service search, or for item `id` (the tests check that it
     /// uses the indexes).
-    public func secretServiceQueryPlan(in groups: [String], matching attributes: [String: String], id: String? = nil) throws -> [String] {
-        try read { db in
+    public func secretServiceQueryPlan(in reach: AccessGroups, matching attributes: [String: String], id: String? = nil) throws -> [String] {
+        let groups = reach.groups
+        return try read { db in
             let (sql, arguments) = try candidateStatement(in: groups, matching: attributes, id: id, db: db)
             return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
         }

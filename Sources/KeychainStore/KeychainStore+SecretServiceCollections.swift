@@ -1,9 +1,10 @@
 import FoundationEssentials
 import GRDB
+public import KeychainCallers
 import KeychainModel
 
-/// The Secret Service's collections and aliases, per scope (`owner`, the scope's default access
-/// group). A created collection's items are in its own access group, so that deleting it is
+/// The Secret Service's collections and aliases, per scope (stored by `owner`, the scope's
+/// default access group). A created collection's items are in its own access group, so that deleting it is
 /// one statement that can reach no other item.
 ///
 /// Collection names and labels, and alias names, are stored in plaintext (as gnome-keyring's
@@ -12,8 +13,9 @@ extension KeychainStore {
     /// The collections `owner` made, and the login collection's row once its label changed,
     /// by name. A created collection's access group holding items but no row (a backup
     /// restored without its collections) is a collection too, labelled with its name.
-    public func secretServiceCollections(owner: String) throws -> [SecretServiceCollection] {
-        try read { db in
+    public func secretServiceCollections(owner scope: SecretScope) throws -> [SecretServiceCollection] {
+        let owner = scope.defaultGroup
+        return try read { db in
             let rows = try statements.statement("SELECT name, label, created, modified FROM secret_collection WHERE owner = ? ORDER BY name", in: db)
             var collections = try Row.fetchAll(rows, arguments: [owner]).map { row in
                 SecretServiceCollection(
@@ -37,8 +39,9 @@ extension KeychainStore {
     }
 
     /// Makes a collection of `owner` labelled `label`, named after it (``SecretServiceCollection/name(forLabel:taken:)``).
-    public func createSecretServiceCollection(owner: String, label: String) throws -> SecretServiceCollection {
-        let taken = Set(try secretServiceCollections(owner: owner).map(\.name))
+    public func createSecretServiceCollection(owner scope: SecretScope, label: String) throws -> SecretServiceCollection {
+        let owner = scope.defaultGroup
+        let taken = Set(try secretServiceCollections(owner: scope).map(\.name))
         let now = Date()
         let collection = SecretServiceCollection(
             owner: owner, name: SecretServiceCollection.name(forLabel: label, taken: taken), label: label, created: now, modified: now)
@@ -51,7 +54,8 @@ extension KeychainStore {
 
     /// Sets the label of collection `name` of `owner` (a row is made for the login collection
     /// the first time).
-    public func setSecretServiceCollectionLabel(owner: String, name: String, label: String, created: Date) throws {
+    public func setSecretServiceCollectionLabel(owner scope: SecretScope, name: String, label: String, created: Date) throws {
+        let owner = scope.defaultGroup
         let now = Date().timeIntervalSince1970
         try write { db in
             try execute(db, """
@@ -69,8 +73,9 @@ extension KeychainStore {
 
     /// SQLite's plans for listing `owner`'s collections' groups and deleting one (the tests
     /// check that both use the collections' index).
-    public func secretServiceCollectionPlans(owner: String) throws -> [String] {
-        try read { db in
+    public func secretServiceCollectionPlans(owner scope: SecretScope) throws -> [String] {
+        let owner = scope.defaultGroup
+        return try read { db in
             let prefix = SecretServiceCollection.itemGroup(owner: owner, name: "")
             let list = "SELECT DISTINCT agrp FROM genp WHERE agrp > ? AND agrp < ? AND \(StoreSchema.collectionGroupTerm)"
             let delete = "DELETE FROM genp WHERE agrp = ? AND \(StoreSchema.collectionGroupTerm)"
@@ -85,7 +90,8 @@ extension KeychainStore {
     ///
     /// - Returns: how many items were deleted.
     @discardableResult
-    public func deleteSecretServiceCollection(owner: String, name: String) throws -> Int {
+    public func deleteSecretServiceCollection(owner scope: SecretScope, name: String) throws -> Int {
+        let owner = scope.defaultGroup
         precondition(!SecretServiceCollection.reserved.contains(name), "the login and session collections are not deleted this way")
         return try write { db in
             // The trigger on genp removes the rows' attribute tokens.
@@ -99,8 +105,9 @@ extension KeychainStore {
     }
 
     /// The aliases `owner` set: alias → collection name.
-    public func secretServiceAliases(owner: String) throws -> [String: String] {
-        try read { db in
+    public func secretServiceAliases(owner scope: SecretScope) throws -> [String: String] {
+        let owner = scope.defaultGroup
+        return try read { db in
             var aliases: [String: String] = [:]
             for row in try Row.fetchAll(statements.statement("SELECT alias, name FROM secret_alias WHERE owner = ?", in: db), arguments: [owner]) {
                 aliases[row["alias"]] = row["name"]
@@ -110,7 +117,8 @@ extension KeychainStore {
     }
 
     /// Points `alias` of `owner` at collection `name`, or removes it when `name` is nil.
-    public func setSecretServiceAlias(owner: String, alias: String, name: String?) throws {
+    public func setSecretServiceAlias(owner scope: SecretScope, alias: String, name: String?) throws {
+        let owner = scope.defaultGroup
         try write { db in
             if let name {
                 try execute(db, "INSERT INTO secret_alias (owner, alias, name) VALUES (?, ?, ?) ON CONFLICT (owner, alias) DO UPDATE SET name = excluded.name",

@@ -1,4 +1,5 @@
 import FoundationEssentials
+public import KeychainCallers
 import KeychainModel
 public import KeychainStore
 public import KeyringFiles
@@ -20,19 +21,19 @@ public enum KeyringImport {
     public static func run(_ keyring: GnomeKeyringFile, into store: KeychainStore, scope: SecretScope = .host) throws -> Outcome {
         var outcome = Outcome()
         for item in keyring.items {
-            let same = try store.secretServiceItems(in: scope.groups, matching: item.attributes).filter { $0.attributes == item.attributes }
+            let same = try store.secretServiceItems(in: scope.accessGroups, matching: item.attributes).filter { $0.attributes == item.attributes }
             if same.isEmpty {
                 _ = try store.createSecretServiceItem(
-                    in: scope.defaultGroup, label: item.label, attributes: item.attributes, secret: item.secret,
+                    in: scope.accessGroups, label: item.label, attributes: item.attributes, secret: item.secret,
                     contentType: "text/plain", replace: false, dates: (item.created, item.modified))
                 outcome.imported += 1
                 continue
             }
-            let secrets = try same.map { try store.secretServiceSecret(id: $0.id, in: scope.groups).0 }
+            let secrets = try same.map { try store.secretServiceSecret(id: $0.id, in: scope.accessGroups).0 }
             if secrets.contains(where: { $0.isEqual(to: item.secret) }) {
                 outcome.unchanged += 1
             } else if let newest = same.max(by: { $0.modified < $1.modified }), item.modified > newest.modified {
-                try store.updateSecretServiceItem(id: newest.id, in: scope.groups, label: item.label, secret: item.secret)
+                try store.updateSecretServiceItem(id: newest.id, in: scope.accessGroups, label: item.label, secret: item.secret)
                 outcome.updated += 1
             } else {
                 outcome.unchanged += 1

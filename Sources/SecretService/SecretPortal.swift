@@ -1,5 +1,6 @@
 import CSecretBus
 import FoundationEssentials
+import KeychainCallers
 import KeychainModel
 import KeychainStore
 
@@ -23,15 +24,15 @@ enum SecretPortal {
 
     /// The app's master secret, made the first time it is asked for.
     static func secret(for appID: String, in store: KeychainStore) throws -> SecretBytes {
-        let scope = SecretScope.flatpak(appID)
+        guard let scope = SecretScope.flatpak(appID) else { throw KeychainError(status: OSStatusCode.param, message: "not a valid application id") }
         let attributes = ["app_id": appID, "xdg:schema": schema]
-        if let existing = try store.secretServiceItems(in: scope.groups, matching: attributes).first {
-            return try store.secretServiceSecret(id: existing.id, in: scope.groups).0
+        if let existing = try store.secretServiceItems(in: scope.accessGroups, matching: attributes).first {
+            return try store.secretServiceSecret(id: existing.id, in: scope.accessGroups).0
         }
         var generator = SystemRandomNumberGenerator()
         let secret = SecretBytes((0..<secretSize).map { _ in UInt8.random(in: 0...255, using: &generator) })
         _ = try store.createSecretServiceItem(
-            in: scope.defaultGroup, label: "Application key for \(appID)", attributes: attributes, secret: secret,
+            in: scope.accessGroups, label: "Application key for \(appID)", attributes: attributes, secret: secret,
             contentType: "application/octet-stream", replace: false)
         return secret
     }

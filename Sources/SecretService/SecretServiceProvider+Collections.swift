@@ -1,4 +1,5 @@
 import FoundationEssentials
+import KeychainCallers
 import KeychainModel
 import KeychainStore
 
@@ -12,10 +13,11 @@ extension SecretServiceProvider {
         let name: String
         /// The scope's default group: whose it is.
         let owner: String
-        /// The access groups holding its items (none for the session collection).
-        let groups: [String]
-        /// Where its new items go.
-        let newItemGroup: String
+        /// The access groups holding its items (none for the session collection); new items
+        /// go to its default group.
+        let reach: AccessGroups
+        /// The groups of ``reach``.
+        var groups: [String] { reach.groups }
         let label: String
         let created: Date
         let modified: Date
@@ -33,20 +35,20 @@ extension SecretServiceProvider {
         if let resolved = resolvedCollections[caller.scope] { return resolved }
         let scope = caller.scope
         let owner = scope.defaultGroup
-        let stored = try storedCollections(of: owner)
+        let stored = try storedCollections(of: scope)
         let loginRow = stored.first { $0.name == SecretServiceCollection.login }
         var all = [
             ScopedCollection(
-                name: SecretServiceCollection.login, owner: owner, groups: scope.groups, newItemGroup: owner,
+                name: SecretServiceCollection.login, owner: owner, reach: scope.accessGroups,
                 label: loginRow?.label ?? "Login", created: loginRow?.created ?? started, modified: loginRow?.modified ?? started),
             ScopedCollection(
-                name: SecretServiceCollection.session, owner: owner, groups: [], newItemGroup: SessionCollection.group(of: owner),
+                name: SecretServiceCollection.session, owner: owner, reach: .nothing,
                 label: sessionItems.labels[owner] ?? "Session", created: sessionItems.created, modified: sessionItems.created),
         ]
         for row in stored where !SecretServiceCollection.reserved.contains(row.name) {
-            let group = SecretServiceCollection.itemGroup(owner: owner, name: row.name)
             all.append(
-                ScopedCollection(name: row.name, owner: owner, groups: [group], newItemGroup: group, label: row.label, created: row.created, modified: row.modified))
+                ScopedCollection(
+                    name: row.name, owner: owner, reach: scope.collection(named: row.name), label: row.label, created: row.created, modified: row.modified))
         }
         resolvedCollections[scope] = all
         return all
@@ -80,15 +82,16 @@ extension SecretServiceProvider {
         let owner = caller.scope.defaultGroup
         if let known = storedAliases[owner] { return known }
         var aliases = ["default": SecretServiceCollection.login]
-        aliases.merge(try storeCall { try store.secretServiceAliases(owner: owner) }) { _, stored in stored }
+        aliases.merge(try storeCall { try store.secretServiceAliases(owner: caller.scope) }) { _, stored in stored }
         aliases.merge(Self.fixedAliases) { _, fixed in fixed }
         storedAliases[owner] = aliases
         return aliases
     }
 
-    private func storedCollections(of owner: String) throws -> [SecretServiceCollection] {
+    private func storedCollections(of scope: SecretScope) throws -> [SecretServiceCollection] {
+        let owner = scope.defaultGroup
         if let known = storedCollections[owner] { return known }
-        let read = try storeCall { try store.secretServiceCollections(owner: owner) }
+        let read = try storeCall { try store.secretServiceCollections(owner: scope) }
         storedCollections[owner] = read
         return read
     }
@@ -129,24 +132,24 @@ extension SecretServiceProvider {
     func items(in collection: ScopedCollection, matching attributes: [String: String]) throws -> [SecretServiceItem] {
         try requireUnlocked(collection)
         if collection.isSession { return sessionItems.items(of: collection.owner, matching: attributes) }
-        return try storeCall { try store.secretServiceItems(in: collection.groups, matching: attributes) }
+        return try storeCall { try store.secretServiceItems(in: collection.reach, matching: attributes) }
     }
 
     /// The identifiers of `collection`'s items whose tokens match, readable while locked.
     func itemIDs(in collection: ScopedCollection, matching attributes: [String: String]) throws -> [String] {
         if collection.isSession { return sessionItems.items(of: collection.owner, matching: attributes).map(\.id) }
-        return try storeCall { try store.secretServiceItemIDs(in: collection.groups, matching: attributes) }.map(\.id)
+        return try storeCall { try store.secretServiceItemIDs(in: collection.reach, matching: attributes) }.map(\.id)
     }
 
     func itemExists(_ id: String, in collection: ScopedCollection) throws -> Bool {
         if collection.isSession { return sessionItems.item(id, of: collection.owner) != nil }
-        return try storeCall { try store.secretServiceItemExists(id: id, in: collection.groups) }
+        return try storeCall { try store.secretServiceItemExists(id: id, in: collection.reach) }
     }
 
     func item(_ id: String, in collection: ScopedCollection) throws -> SecretServiceItem? {
         guard !isLocked(collection) else { return nil }
         if collection.isSession { return sessionItems.item(id, of: collection.owner) }
-        return try storeCall { try store.secretServiceItem(id: id, in: collection.groups) }
+        return try storeCall { try store.secretServiceItem(id: id, in: collection.reach) }
     }
 
     /// Item `id`'s secret.
@@ -156,7 +159,7 @@ extension SecretServiceProvider {
         try requireUnlocked(collection)
         do {
             if collection.isSession { return try storeCall { try sessionItems.secret(id, of: collection.owner) } }
-            return try storeCall { try store.secretServiceSecret(id: id, in: collection.groups) }
+            return try storeCall { try store.secretServiceSecret(id: id, in: collection.reach) }
         } catch let error as BusError where error.name == BusError.noSuchObject("").name {
             throw BusError.noSuchObject(collection.itemPath(id))
         }
@@ -172,7 +175,7 @@ extension SecretServiceProvider {
         } else {
             try storeCall {
                 try store.updateSecretServiceItem(
-                    id: id, in: collection.groups, label: label, attributes: attributes, secret: secret, contentType: contentType)
+                    id: id, in: collection.reach, label: label, attributes: attributes, secret: secret, contentType: contentType)
             }
         }
     }

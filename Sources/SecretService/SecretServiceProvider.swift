@@ -1,7 +1,8 @@
 import CSecretBus
 import Dispatch
 import FoundationEssentials
-public import KeychainModel
+public import KeychainCallers
+import KeychainModel
 public import KeychainStore
 
 #if canImport(Glibc)
@@ -390,9 +391,9 @@ public final class SecretServiceProvider: @unchecked Sendable {
             guard owned < Self.collectionLimit else {
                 throw BusError.failed("a scope has at most \(Self.collectionLimit) collections; delete one first")
             }
-            let created = try storeCall { try store.createSecretServiceCollection(owner: caller.scope.defaultGroup, label: label) }
+            let created = try storeCall { try store.createSecretServiceCollection(owner: caller.scope, label: label) }
             if !alias.isEmpty {
-                try storeCall { try store.setSecretServiceAlias(owner: caller.scope.defaultGroup, alias: alias, name: created.name) }
+                try storeCall { try store.setSecretServiceAlias(owner: caller.scope, alias: alias, name: created.name) }
             }
             forgetCollections(of: caller.scope.defaultGroup)
             let path = SecretObjectPath.collectionPath(created.name)
@@ -486,7 +487,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
                 }
                 return try reply(call) { _ in }
             }
-            try storeCall { try store.setSecretServiceAlias(owner: caller.scope.defaultGroup, alias: name, name: target) }
+            try storeCall { try store.setSecretServiceAlias(owner: caller.scope, alias: name, name: target) }
             forgetCollections(of: caller.scope.defaultGroup)
             try reply(call) { _ in }
         default:
@@ -537,7 +538,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
             } else {
                 (item, isNew) = try storeCall {
                     try store.createSecretServiceItem(
-                        in: collection.newItemGroup, label: label, attributes: attributes, secret: secret, contentType: type, replace: replace)
+                        in: collection.reach, label: label, attributes: attributes, secret: secret, contentType: type, replace: replace)
                 }
             }
             let path = collection.itemPath(item.id)
@@ -569,8 +570,8 @@ public final class SecretServiceProvider: @unchecked Sendable {
         let owner = collection.owner
         if collection.isLogin {
             try requireUnlocked(collection)
-            for (id, _) in try storeCall({ try store.secretServiceItemIDs(in: collection.groups, matching: [:]) }) {
-                try storeCall { try store.deleteSecretServiceItem(id: id, in: collection.groups) }
+            for (id, _) in try storeCall({ try store.secretServiceItemIDs(in: collection.reach, matching: [:]) }) {
+                try storeCall { try store.deleteSecretServiceItem(id: id, in: collection.reach) }
                 emit("ItemDeleted", item: collection.itemPath(id), in: collection, scope: caller.scope)
             }
             return
@@ -581,7 +582,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
             }
             return
         }
-        try storeCall { try store.deleteSecretServiceCollection(owner: owner, name: collection.name) }
+        try storeCall { try store.deleteSecretServiceCollection(owner: caller.scope, name: collection.name) }
         lockedCollections.remove(lockKey(collection))
         forgetCollections(of: owner)
         announceCollections("CollectionDeleted", collection.path, caller)
@@ -612,7 +613,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
             if collection.isSession {
                 try storeCall { try sessionItems.delete(id, of: collection.owner) }
             } else {
-                try storeCall { try store.deleteSecretServiceItem(id: id, in: collection.groups) }
+                try storeCall { try store.deleteSecretServiceItem(id: id, in: collection.reach) }
             }
             try reply(call) { $0.append(.objectPath(SecretObjectPath.noPrompt)) }
             emit("ItemDeleted", item: path, in: collection, scope: caller.scope)
@@ -727,12 +728,12 @@ public final class SecretServiceProvider: @unchecked Sendable {
             _ = try reader.objectPath()
             let appID = try reader.string()
             let fd = try reader.fileDescriptor()
-            guard try scopes.isPortal(call.sender, bus: bus) else {
+            guard scopes.isPortal(call.sender, bus: bus) else {
                 throw BusError.accessDenied("only xdg-desktop-portal retrieves applications' secrets")
             }
             // Response 2: failed (no valid app id: a host app, which has no sandbox to key).
             var response: UInt32 = 2
-            if CallerScopes.isValidApplicationID(appID), !store.secretServiceIsLocked(),
+            if SecretScope.flatpak(appID) != nil, !store.secretServiceIsLocked(),
                 let secret = try? SecretPortal.secret(for: appID, in: store), SecretPortal.write(secret, to: fd)
             {
                 response = 0
@@ -840,7 +841,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
                 forgetCollections(of: collection.owner)
             } else {
                 try storeCall {
-                    try store.setSecretServiceCollectionLabel(owner: collection.owner, name: collection.name, label: label, created: collection.created)
+                    try store.setSecretServiceCollectionLabel(owner: caller.scope, name: collection.name, label: label, created: collection.created)
                 }
                 forgetCollections(of: collection.owner)
             }
@@ -861,18 +862,19 @@ public final class SecretServiceProvider: @unchecked Sendable {
         var unlocked: [String] = []
         var locked: [String] = []
         var byGroup: [String: ScopedCollection] = [:]
-        var openGroups: [String] = []
-        var closedGroups: [String] = []
+        var openReaches: [AccessGroups] = []
+        var closedReaches: [AccessGroups] = []
         for collection in all where !collection.isSession {
             for group in collection.groups { byGroup[group] = collection }
-            if isLocked(collection, keychainLocked: keychainLocked) { closedGroups += collection.groups } else { openGroups += collection.groups }
+            if isLocked(collection, keychainLocked: keychainLocked) { closedReaches.append(collection.reach) } else { openReaches.append(collection.reach) }
         }
-        if !openGroups.isEmpty {
+        let (openGroups, closedGroups) = (AccessGroups.union(openReaches), AccessGroups.union(closedReaches))
+        if !openGroups.groups.isEmpty {
             for item in try storeCall({ try store.secretServiceItems(in: openGroups, matching: attributes) }) {
                 if let collection = byGroup[item.accessGroup] { unlocked.append(collection.itemPath(item.id)) }
             }
         }
-        if !closedGroups.isEmpty {
+        if !closedGroups.groups.isEmpty {
             for (id, group) in try storeCall({ try store.secretServiceItemIDs(in: closedGroups, matching: attributes) }) {
                 if let collection = byGroup[group] { locked.append(collection.itemPath(id)) }
             }

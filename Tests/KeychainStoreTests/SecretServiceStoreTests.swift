@@ -18,7 +18,7 @@ import Testing
         throws -> SecretServiceItem
     {
         try store.createSecretServiceItem(
-            in: group, label: label, attributes: attributes, secret: SecretBytes(Array(secret.utf8)), contentType: "text/plain", replace: replace
+            in: .test([group]), label: label, attributes: attributes, secret: SecretBytes(Array(secret.utf8)), contentType: "text/plain", replace: replace
         ).0
     }
 
@@ -27,7 +27,7 @@ import Testing
         try create("two", ["service": "mail", "user": "bob"], "2")
         try create("three", ["service": "web", "user": "alice", "extra": "x"], "3")
         func labels(_ attributes: [String: String]) throws -> [String] {
-            try store.secretServiceItems(in: scope, matching: attributes).map(\.label)
+            try store.secretServiceItems(in: .test(scope), matching: attributes).map(\.label)
         }
         #expect(try labels(["service": "mail"]) == ["one", "two"])
         #expect(try labels(["user": "alice"]) == ["one", "three"])
@@ -43,34 +43,34 @@ import Testing
         let first = try create("first", ["a": "1", "b": "2"], "old")
         let replaced = try create("second", ["a": "1", "b": "2"], "new", replace: true)
         #expect(replaced.id == first.id)
-        let (secret, item) = try store.secretServiceSecret(id: first.id, in: scope)
+        let (secret, item) = try store.secretServiceSecret(id: first.id, in: .test(scope))
         #expect(secret.isEqual(to: SecretBytes(Array("new".utf8))) && item.label == "second")
         // Same attributes plus one more is another item; replace=false always adds.
         let superset = try create("third", ["a": "1", "b": "2", "c": "3"], "x", replace: true)
         #expect(superset.id != first.id)
         let duplicate = try create("fourth", ["a": "1", "b": "2"], "y", replace: false)
         #expect(duplicate.id != first.id)
-        #expect(try store.secretServiceItems(in: scope, matching: ["a": "1"]).count == 3)
+        #expect(try store.secretServiceItems(in: .test(scope), matching: ["a": "1"]).count == 3)
     }
 
     @Test func updatesMoveTheTokensWithTheAttributes() throws {
         let item = try create("label", ["k": "before"], "s")
-        try store.updateSecretServiceItem(id: item.id, in: scope, label: "renamed", attributes: ["k": "after"])
-        #expect(try store.secretServiceItems(in: scope, matching: ["k": "before"]).isEmpty)
-        let found = try store.secretServiceItems(in: scope, matching: ["k": "after"])
+        try store.updateSecretServiceItem(id: item.id, in: .test(scope), label: "renamed", attributes: ["k": "after"])
+        #expect(try store.secretServiceItems(in: .test(scope), matching: ["k": "before"]).isEmpty)
+        let found = try store.secretServiceItems(in: .test(scope), matching: ["k": "after"])
         #expect(found.map(\.label) == ["renamed"] && found[0].modified >= found[0].created)
-        try store.deleteSecretServiceItem(id: item.id, in: scope)
-        #expect(try store.secretServiceItems(in: scope, matching: [:]).isEmpty)
-        #expect(throws: KeychainError.itemNotFound) { try store.deleteSecretServiceItem(id: item.id, in: scope) }
+        try store.deleteSecretServiceItem(id: item.id, in: .test(scope))
+        #expect(try store.secretServiceItems(in: .test(scope), matching: [:]).isEmpty)
+        #expect(throws: KeychainError.itemNotFound) { try store.deleteSecretServiceItem(id: item.id, in: .test(scope)) }
     }
 
     @Test func anotherScopesItemsAreMissing() throws {
         let theirs = try create("theirs", ["k": "v"], "s", in: "org.freedesktop.secrets.flatpak.org.example.App")
-        #expect(try store.secretServiceItems(in: scope, matching: ["k": "v"]).isEmpty)
-        #expect(try store.secretServiceItem(id: theirs.id, in: scope) == nil)
-        #expect(throws: KeychainError.itemNotFound) { try store.secretServiceSecret(id: theirs.id, in: scope) }
-        #expect(throws: KeychainError.itemNotFound) { try store.updateSecretServiceItem(id: theirs.id, in: scope, label: "mine") }
-        #expect(throws: KeychainError.itemNotFound) { try store.deleteSecretServiceItem(id: theirs.id, in: scope) }
+        #expect(try store.secretServiceItems(in: .test(scope), matching: ["k": "v"]).isEmpty)
+        #expect(try store.secretServiceItem(id: theirs.id, in: .test(scope)) == nil)
+        #expect(throws: KeychainError.itemNotFound) { try store.secretServiceSecret(id: theirs.id, in: .test(scope)) }
+        #expect(throws: KeychainError.itemNotFound) { try store.updateSecretServiceItem(id: theirs.id, in: .test(scope), label: "mine") }
+        #expect(throws: KeychainError.itemNotFound) { try store.deleteSecretServiceItem(id: theirs.id, in: .test(scope)) }
     }
 
     @Test func itemsStoredThroughSecItemAreNotSecretServiceItems() throws {
@@ -78,13 +78,13 @@ import Testing
         _ = try store.add(
             ["class": .string("genp"), "acct": .string(String(repeating: "a", count: 32)), "agrp": .string(scope[0]), "v_Data": .utf8("x")],
             caller: AccessGroups(scope))
-        #expect(try store.secretServiceItems(in: scope, matching: [:]).isEmpty)
-        #expect(try store.secretServiceItem(id: String(repeating: "a", count: 32), in: scope) == nil)
+        #expect(try store.secretServiceItems(in: .test(scope), matching: [:]).isEmpty)
+        #expect(try store.secretServiceItem(id: String(repeating: "a", count: 32), in: .test(scope)) == nil)
     }
 
     @Test func anAttributeSearchIsAnIndexLookup() throws {
         for i in 0..<50 { try create("item \(i)", ["n": "\(i)", "parity": "\(i % 2)"], "s") }
-        let plan = try store.secretServiceQueryPlan(in: scope, matching: ["n": "7", "parity": "1"]).joined(separator: "\n")
+        let plan = try store.secretServiceQueryPlan(in: .test(scope), matching: ["n": "7", "parity": "1"]).joined(separator: "\n")
         #expect(plan.contains("genp_attribute USING PRIMARY KEY (token=?)") || plan.contains("genp_attribute USING COVERING INDEX"), "\(plan)")
         #expect(!plan.contains("SCAN genp_attribute"), "\(plan)")
         #expect(!plan.contains("SCAN genp"), "no walk over the items: \(plan)")
@@ -99,14 +99,14 @@ import Testing
     /// list of one item (before, each `IN (SELECT …)` list was built whole per statement).
     @Test func aSharedAttributeAndTheMarkerAreProbedNotListed() throws {
         for i in 0..<50 { try create("item \(i)", ["application": "the same", "n": "\(i)"], "s") }
-        let search = try store.secretServiceQueryPlan(in: scope, matching: ["application": "the same", "n": "7"])
+        let search = try store.secretServiceQueryPlan(in: .test(scope), matching: ["application": "the same", "n": "7"])
         #expect(search.filter { $0.hasSuffix("USING PRIMARY KEY (token=?)") }.count == 1, "one list, the rarer attribute's: \(search)")
         #expect(search.contains { $0.hasSuffix("USING PRIMARY KEY (token=? AND item=?)") }, "the other probed: \(search)")
-        let item = try #require(try store.secretServiceItems(in: scope, matching: ["n": "7"]).first)
-        let byPath = try store.secretServiceQueryPlan(in: scope, matching: [:], id: item.id)
+        let item = try #require(try store.secretServiceItems(in: .test(scope), matching: ["n": "7"]).first)
+        let byPath = try store.secretServiceQueryPlan(in: .test(scope), matching: [:], id: item.id)
         #expect(byPath.contains { $0.contains("(uuid=?)") }, "the item's own row: \(byPath)")
         #expect(!byPath.contains { $0.hasSuffix("(token=?)") }, "no list of every item: \(byPath)")
-        #expect(try store.secretServiceSecret(id: item.id, in: scope).1.attributes == ["application": "the same", "n": "7"])
+        #expect(try store.secretServiceSecret(id: item.id, in: .test(scope)).1.attributes == ["application": "the same", "n": "7"])
     }
 
     @Test func attributesLabelsAndSecretsAreNotInPlaintextOnDisk() throws {

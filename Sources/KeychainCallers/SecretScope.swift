@@ -1,9 +1,5 @@
 public import KeychainModel
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// What one Secret Service caller sees: the access groups whose items are its items, and the
 /// group its new items go to. Everything outside is indistinguishable from missing.
 ///
@@ -12,37 +8,47 @@ import Glibc
 /// | a Flatpak app (its `/.flatpak-info`) | its own group, `org.freedesktop.secrets.flatpak.<app id>` |
 /// | an app signed for Trousseau | its entitled access groups, new items in its default group |
 /// | any other program of the user | the host group, `org.freedesktop.secrets.host`, shared |
+///
+/// Made only here: by ``CallerIdentification/secretServiceScope(pid:uid:)`` for a bus peer,
+/// or ``flatpak(_:)`` for the app xdg-desktop-portal (itself identified) asks for.
 public struct SecretScope: Hashable, Sendable, CustomStringConvertible {
     /// For logs: "host", "flatpak org.example.App", "signed TEAMID.app".
     public let description: String
-    /// The groups whose items the caller sees.
-    public let groups: [String]
-    /// Where the caller's new items go.
-    public let defaultGroup: String
+    /// The groups whose items the caller sees; the first is where its new items go.
+    public let accessGroups: AccessGroups
 
-    public init(description: String, groups: [String], defaultGroup: String) {
+    init(description: String, groups: [String]) {
         self.description = description
-        self.groups = groups
-        self.defaultGroup = defaultGroup
+        self.accessGroups = AccessGroups(groups)
     }
+
+    /// The groups whose items the caller sees.
+    public var groups: [String] { accessGroups.groups }
+    /// Where the caller's new items go, and the owner of the collections it makes.
+    public var defaultGroup: String { accessGroups.groups[0] }
 
     /// Every unsandboxed, unsigned program of the user: they can read each other's memory
     /// and files, so separating them would protect nothing.
-    public static let host = SecretScope(description: "host", groups: [hostGroup], defaultGroup: hostGroup)
+    public static let host = SecretScope(description: "host", groups: [hostGroup])
 
     public static let groupPrefix = "org.freedesktop.secrets."
     public static let hostGroup = groupPrefix + "host"
 
-    /// The scope of the Flatpak app `appID`.
-    public static func flatpak(_ appID: String) -> SecretScope {
-        let group = groupPrefix + "flatpak." + appID
-        return SecretScope(description: "flatpak \(appID)", groups: [group], defaultGroup: group)
+    /// The scope of the Flatpak app `appID` (nil for an invalid application id).
+    public static func flatpak(_ appID: String) -> SecretScope? {
+        guard FlatpakSandbox.isValidApplicationID(appID) else { return nil }
+        return SecretScope(description: "flatpak \(appID)", groups: [groupPrefix + "flatpak." + appID])
     }
 
     /// The scope of a signed app with entitled `accessGroups` (the first is its default).
-    public static func signed(_ accessGroups: [String]) -> SecretScope? {
+    static func signed(_ accessGroups: [String]) -> SecretScope? {
         guard let first = accessGroups.first else { return nil }
-        return SecretScope(description: "signed \(first)", groups: accessGroups, defaultGroup: first)
+        return SecretScope(description: "signed \(first)", groups: accessGroups)
+    }
+
+    /// The reach of the collection `name` the scope made: exactly its items' group.
+    public func collection(named name: String) -> AccessGroups {
+        AccessGroups([SecretServiceCollection.itemGroup(owner: defaultGroup, name: name)])
     }
 
     /// Whether `group` holds Secret Service items of sandboxed or host callers (SecItem
@@ -51,7 +57,3 @@ public struct SecretScope: Hashable, Sendable, CustomStringConvertible {
         group.hasPrefix(groupPrefix)
     }
 }
-
-/// Asks the user for the keychain's passcode and unlocks the keychain with it, with `reason`
-/// shown; throws when no one can be asked or the user cancels.
-public typealias SecretUnlocker = @Sendable (_ reason: String) throws -> Void
