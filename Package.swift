@@ -15,7 +15,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "KeychainModel", targets: ["KeychainModel"]),
-        .executable(name: "security", targets: ["security"]),
+        .executable(name: "security", targets: ["SecurityTool"]),
         .executable(name: "trousseau-enclave", targets: ["trousseau-enclave"]),
         .executable(name: "securityd", targets: ["securityd"]),
         .library(name: "KeychainClient", targets: ["KeychainClient"]),
@@ -197,7 +197,9 @@ let package = Package(
             ]
         ),
         .executableTarget(
-            name: "security",
+            // The `security` program (its product's name); the target has another name so
+            // that no two modules or folders differ only in case from `Security`.
+            name: "SecurityTool",
             dependencies: [
                 "CodeSigning", "KeychainCertificates", "KeychainKeys", "KeychainSystem",
                 "KeychainModel",
@@ -267,7 +269,7 @@ let package = Package(
         .testTarget(
             name: "SecurityAPITests",
             dependencies: [
-                "Security", "LocalAuthentication", "KeychainClient", "KeychainTestSupport", "securityd", "trousseau-enclave", "security",
+                "Security", "LocalAuthentication", "KeychainClient", "KeychainTestSupport", "securityd", "trousseau-enclave", "SecurityTool",
                 "keychain-example",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -312,7 +314,7 @@ let package = Package(
             name: "SecurityDaemonTests",
             dependencies: [
                 "KeychainClient", "KeychainModel", "KeychainCrypto", "KeychainProtocol", "KeychainSystem", "KeychainTestSupport",
-                "KeychainServer", "securityd", "trousseau-enclave", "security",
+                "KeychainServer", "securityd", "trousseau-enclave", "SecurityTool",
                 "keychain-probe", "keychain-bench", "CodeSigning",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -326,7 +328,7 @@ let package = Package(
             name: "ReliabilityTests",
             dependencies: [
                 "EnclaveBackend", "KeychainClient", "KeychainModel", "KeychainProtocol", "KeychainTestSupport", "KeychainFuzzTargets",
-                "securityd", "trousseau-enclave", "security",
+                "securityd", "trousseau-enclave", "SecurityTool",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: testHooks
@@ -339,7 +341,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SecurityToolTests",
-            dependencies: ["security", "securityd", "trousseau-enclave", "KeychainTestSupport"],
+            dependencies: ["SecurityTool", "securityd", "trousseau-enclave", "KeychainTestSupport"],
             exclude: ["Golden", "Fixtures"],
             swiftSettings: testHooks
         ),

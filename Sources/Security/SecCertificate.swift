@@ -3,8 +3,9 @@ import KeychainKeys
 import KeychainModel
 import SwiftASN1
 
-// Certificates are items of a later step; this much exists because swift-certificates, when
-// it can import a module named Security, converts to and from SecCertificate. A clean build
+// SecCertificate is the DER bytes as NSData, read through KeychainCertificates. Its shape
+// is constrained: swift-certificates, when it can import a
+// module named Security, converts to and from SecCertificate. A clean build
 // compiles X509 before this module (Package.swift), so it never sees it; an incremental
 // rebuild of X509 may. Then it must still link in programs that do not link this module, so
 // everything it uses here is emitted into the caller and SecCertificate is a Foundation class.
