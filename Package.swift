@@ -145,6 +145,7 @@ let package = Package(
             dependencies: [
                 "KeychainCallers", "KeychainModel", "KeychainCrypto", "KeychainSystem", "EnclaveProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
         // The freedesktop Secret Service: securityd's D-Bus front end (sd-bus through CSecretBus),

@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 import KeychainModel
 
 /// Schema changes, applied only through migrations.
@@ -125,8 +126,10 @@ enum StoreSchema {
     }
 }
 
-/// The schema the migrations make, read from a database they were applied to in memory:
-/// the objects `verify` expects, and the columns the item tables really have.
+/// The schema the migrations make, read from an in-memory SQLite database they were applied
+/// to: the objects `verify` expects, and the columns the item tables really have. Made with
+/// SQLite's C API directly: a GRDB queue for it left a dispatch worker thread (and its
+/// memory, 0.4 MiB resident) in securityd for good.
 struct FrozenSchema: Sendable {
     struct Object: Equatable, Sendable {
         var type: String
@@ -140,28 +143,46 @@ struct FrozenSchema: Sendable {
     let columns: [String: [String]]
 
     static let current: FrozenSchema = {
-        do {
-            let memory = try DatabaseQueue()
-            try StoreSchema.migrator.migrate(memory)
-            return try memory.read { db in
-                let objects = try objects(in: db)
-                var columns: [String: [String]] = [:]
-                for table in objects where table.type == "table" {
-                    columns[table.name] = try Row.fetchAll(db, sql: "PRAGMA table_info(\(table.name))").map { $0["name"] }
-                }
-                return FrozenSchema(objects: objects, columns: columns)
-            }
-        } catch {
-            fatalError("the migrations do not apply to an empty database: \(error)")
+        var db: OpaquePointer?
+        defer { sqlite3_close(db) }
+        guard sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let db else {
+            fatalError("no in-memory SQLite database")
         }
+        for (identifier, statements) in StoreSchema.migrations {
+            for statement in statements where sqlite3_exec(db, statement, nil, nil, nil) != SQLITE_OK {
+                fatalError("migration \(identifier) does not apply to an empty database: \(String(cString: sqlite3_errmsg(db)))")
+            }
+        }
+        let objects = rows(db, objectsQuery).map { Object(type: $0[0] ?? "", name: $0[1] ?? "", table: $0[2] ?? "", sql: $0[3]) }
+        var columns: [String: [String]] = [:]
+        for table in objects where table.type == "table" {
+            columns[table.name] = rows(db, "PRAGMA table_info(\(table.name))").map { $0[1] ?? "" }
+        }
+        return FrozenSchema(objects: objects, columns: columns)
     }()
 
     /// What the schema table holds, but SQLite's and GRDB's own objects.
+    static let objectsQuery = """
+        SELECT type, name, tbl_name, sql FROM sqlite_master
+        WHERE tbl_name <> 'grdb_migrations' AND name NOT LIKE 'sqlite_stat%'
+        ORDER BY type, name
+        """
+
     static func objects(in db: Database) throws -> [Object] {
-        try Row.fetchAll(db, sql: """
-            SELECT type, name, tbl_name, sql FROM sqlite_master
-            WHERE tbl_name <> 'grdb_migrations' AND name NOT LIKE 'sqlite_stat%'
-            ORDER BY type, name
-            """).map { Object(type: $0[0], name: $0[1], table: $0[2], sql: $0[3]) }
+        try Row.fetchAll(db, sql: objectsQuery).map { Object(type: $0[0], name: $0[1], table: $0[2], sql: $0[3]) }
+    }
+
+    /// Every row of `query`, each column as text (nil for NULL).
+    private static func rows(_ db: OpaquePointer, _ query: String) -> [[String?]] {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, query, -1, &statement, nil) == SQLITE_OK else { fatalError(String(cString: sqlite3_errmsg(db))) }
+        defer { sqlite3_finalize(statement) }
+        var result: [[String?]] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            result.append((0..<sqlite3_column_count(statement)).map { column in
+                sqlite3_column_text(statement, column).map { String(cString: $0) }
+            })
+        }
+        return result
     }
 }
