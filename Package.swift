@@ -35,12 +35,11 @@ let package = Package(
         // Shared by every process.
         .target(name: "KeychainModel"),
         .target(name: "CSystemShims"),
-        // PKCS#12 through Debian's libcrypto (OpenSSL 3), for securityd only.
-        .target(name: "CPKCS12", linkerSettings: [.linkedLibrary("crypto")]),
-        // logind's PrepareForSleep through Debian's libsystemd (sd-bus), for securityd only.
-        .target(name: "CLoginManager", linkerSettings: [.linkedLibrary("systemd")]),
-        // The Secret Service's bus connection through the same sd-bus, for securityd only.
-        .target(name: "CSecretBus", linkerSettings: [.linkedLibrary("systemd")]),
+        // One thin shim per C library, for securityd only. Debian's libcrypto (OpenSSL 3):
+        // PKCS#12, CMS, the Secret Service's Diffie-Hellman group.
+        .target(name: "COpenSSL", linkerSettings: [.linkedLibrary("crypto")]),
+        // Debian's libsystemd (sd-bus): the Secret Service's bus and logind's PrepareForSleep.
+        .target(name: "CSystemd", linkerSettings: [.linkedLibrary("systemd")]),
         // GLib's GVariant (Debian's libglib2.0-0, opened when first needed), reading
         // libsecret's version 1 keyring files.
         .target(name: "CGVariant"),
@@ -89,13 +88,13 @@ let package = Package(
             ]
         ),
         // PKCS#12 files (securityd's decoder and encoder, a fuzz target).
-        .target(name: "KeychainPKCS12", dependencies: ["CPKCS12", "KeychainModel", "KeychainProtocol"]),
+        .target(name: "KeychainPKCS12", dependencies: ["COpenSSL", "KeychainModel", "KeychainProtocol"]),
         // Configuration profiles: property lists, their CMS signatures and encrypted payloads
-        // (OpenSSL through CPKCS12), and the items their payloads install. securityd only.
+        // (OpenSSL through COpenSSL), and the items their payloads install. securityd only.
         .target(
             name: "KeychainProfiles",
             dependencies: [
-                "CPKCS12", "KeychainCertificates", "KeychainKeys", "KeychainModel", "KeychainPKCS12", "KeychainProtocol",
+                "COpenSSL", "KeychainCertificates", "KeychainKeys", "KeychainModel", "KeychainPKCS12", "KeychainProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
@@ -148,13 +147,13 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
-        // The freedesktop Secret Service: securityd's D-Bus front end (sd-bus through CSecretBus),
-        // its session algorithms (Diffie-Hellman through CPKCS12's libcrypto, HKDF and AES-CBC
+        // The freedesktop Secret Service: securityd's D-Bus front end (sd-bus through CSystemd),
+        // its session algorithms (Diffie-Hellman through COpenSSL, HKDF and AES-CBC
         // from swift-crypto), callers' scopes, over the store's Secret Service items.
         .target(
             name: "SecretService",
             dependencies: [
-                "CPKCS12", "CSecretBus", "KeychainCallers", "KeychainModel", "KeychainStore", "KeyringFiles",
+                "COpenSSL", "CSystemd", "KeychainCallers", "KeychainModel", "KeychainStore", "KeyringFiles",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
@@ -162,7 +161,7 @@ let package = Package(
         .target(
             name: "KeychainServer",
             dependencies: [
-                "CSystemShims", "CLoginManager", "CodeSigning", "KeychainCallers", "SecretService", "KeyringFiles", "KeychainCertificates", "KeychainKeys", "KeychainPKCS12", "KeychainProfiles",
+                "CSystemShims", "CSystemd", "CodeSigning", "KeychainCallers", "SecretService", "KeyringFiles", "KeychainCertificates", "KeychainKeys", "KeychainPKCS12", "KeychainProfiles",
                 "KeychainModel", "KeychainCrypto", "KeychainStore",
                 "KeychainSystem", "KeychainProtocol", "Enclave", "EnclaveProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -224,7 +223,7 @@ let package = Package(
             // Measures the daemon against the machine's floors (docs/PERFORMANCE.md).
             name: "keychain-bench",
             dependencies: [
-                "CSecretBus", "KeychainClient", "KeychainModel", "KeychainProtocol", "KeychainSystem", "Security",
+                "CSystemd", "KeychainClient", "KeychainModel", "KeychainProtocol", "KeychainSystem", "Security",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

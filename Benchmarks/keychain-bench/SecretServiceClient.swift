@@ -1,4 +1,4 @@
-import CSecretBus
+import CSystemd
 import Foundation
 
 #if canImport(Glibc)
@@ -20,7 +20,7 @@ final class SecretServiceClient {
 
     init(address: String) throws {
         var bus: OpaquePointer?
-        let opened = trousseau_bus_open(address, &bus)
+        let opened = trousseau_bus_open(address, 0, &bus)
         guard opened >= 0, let bus else { throw BenchError("cannot connect to \(address): \(String(cString: strerror(-opened)))") }
         let owner: String
         do {
@@ -41,7 +41,7 @@ final class SecretServiceClient {
     /// Who owns org.freedesktop.secrets, or nil when no one does.
     static func owner(address: String) -> String? {
         var bus: OpaquePointer?
-        guard trousseau_bus_open(address, &bus) >= 0, let bus else { return nil }
+        guard trousseau_bus_open(address, 0, &bus) >= 0, let bus else { return nil }
         defer { sd_bus_flush_close_unref(bus) }
         return try? owner(bus)
     }

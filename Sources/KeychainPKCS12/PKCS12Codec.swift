@@ -1,9 +1,9 @@
-import CPKCS12
+import COpenSSL
 public import FoundationEssentials
 public import KeychainModel
 public import KeychainProtocol
 
-/// PKCS#12 files, read and written by OpenSSL's libcrypto through the CPKCS12 shim.
+/// PKCS#12 files, read and written by OpenSSL's libcrypto through the COpenSSL shim.
 ///
 /// The statuses are Apple's for `SecPKCS12Import`: a password that does not open the file
 /// is errSecAuthFailed, a file that is not PKCS#12 (or cannot be read) errSecDecode.

@@ -1,9 +1,9 @@
-import CPKCS12
+import COpenSSL
 public import FoundationEssentials
 public import KeychainModel
 
 /// CMS messages (RFC 5652) of configuration profiles, read by OpenSSL's libcrypto through
-/// the CPKCS12 shim: signed profiles and encrypted payloads.
+/// the COpenSSL shim: signed profiles and encrypted payloads.
 public enum CMSMessage {
     /// What a signed message holds once its signature verifies over its content.
     public struct Signed: Sendable {

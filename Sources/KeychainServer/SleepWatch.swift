@@ -1,4 +1,4 @@
-import CLoginManager
+import CSystemd
 import KeychainSystem
 
 /// Watches logind for the machine going to sleep (its `PrepareForSleep` signal on the system

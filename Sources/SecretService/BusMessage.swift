@@ -1,4 +1,4 @@
-import CSecretBus
+import CSystemd
 import KeychainModel
 
 #if canImport(Glibc)

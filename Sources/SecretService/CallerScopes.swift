@@ -1,4 +1,4 @@
-import CSecretBus
+import CSystemd
 public import KeychainCallers
 import KeychainModel
 

@@ -1,4 +1,4 @@
-import CSecretBus
+import CSystemd
 import FoundationEssentials
 import KeychainCallers
 import KeychainModel

@@ -1,4 +1,4 @@
-import CSecretBus
+import CSystemd
 import Dispatch
 import FoundationEssentials
 public import KeychainCallers
@@ -109,7 +109,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
 
     private func serve(address: String?, name: String, owned: () -> Void) -> String {
         var connection: OpaquePointer?
-        var result = trousseau_bus_open(address, &connection)
+        var result = trousseau_bus_open(address, 0, &connection)
         guard result >= 0, let connection else { return "cannot connect to the session bus: \(Self.describe(result))" }
         bus = connection
         defer {

@@ -1,4 +1,4 @@
-import CPKCS12
+import COpenSSL
 import Crypto
 import CryptoExtras
 import FoundationEssentials

@@ -1,6 +1,6 @@
 // logind's PrepareForSleep through libsystemd's sd-bus: the one D-Bus signal securityd
 // listens to, so that keychains set to lock on sleep do (`set-keychain-settings -l`).
-#include "CLoginManager.h"
+#include "CSystemd.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -20,21 +20,10 @@ static int on_prepare_for_sleep(sd_bus_message *message, void *userdata, sd_bus_
     return 0;
 }
 
-static int open_bus(const char *address, sd_bus **bus) {
-    if (address == NULL) return sd_bus_open_system(bus);
-    int r = sd_bus_new(bus);
-    if (r < 0) return r;
-    if ((r = sd_bus_set_address(*bus, address)) < 0 || (r = sd_bus_set_bus_client(*bus, 1)) < 0 || (r = sd_bus_start(*bus)) < 0) {
-        *bus = sd_bus_unref(*bus);
-        return r;
-    }
-    return 0;
-}
-
 int trousseau_watch_sleep(const char *address, trousseau_sleep_callback callback, void *context) {
     struct watch watch = {callback, context};
     sd_bus *bus = NULL;
-    int r = open_bus(address, &bus);
+    int r = trousseau_bus_open(address, 1, &bus);
     if (r < 0) return r;
     // The sender is the well-known name: the bus delivers only signals its owner sent.
     r = sd_bus_match_signal(bus, NULL, "org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.login1.Manager",

@@ -1,5 +1,5 @@
-// The Secret Service's D-Bus connection: the helpers around sd-bus that Swift cannot express.
-#include "CSecretBus.h"
+// sd-bus connections (the Secret Service's and logind's) and the helpers around sd-bus that Swift cannot express.
+#include "CSystemd.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -9,8 +9,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-int trousseau_bus_open(const char *address, sd_bus **bus) {
-    if (address == NULL) return sd_bus_open_user(bus);
+int trousseau_bus_open(const char *address, int system, sd_bus **bus) {
+    if (address == NULL) return system ? sd_bus_open_system(bus) : sd_bus_open_user(bus);
     int r = sd_bus_new(bus);
     if (r < 0) return r;
     if ((r = sd_bus_set_address(*bus, address)) < 0 || (r = sd_bus_set_bus_client(*bus, 1)) < 0 || (r = sd_bus_start(*bus)) < 0) {

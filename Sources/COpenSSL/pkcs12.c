@@ -1,4 +1,4 @@
-#include "CPKCS12.h"
+#include "COpenSSL.h"
 #include "openssl_setup.h"
 
 #include <openssl/crypto.h>

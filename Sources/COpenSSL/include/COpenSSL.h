@@ -1,9 +1,10 @@
-// PKCS#12 files (and CMS messages, and Diffie-Hellman, below) through OpenSSL's libcrypto (Debian's libssl3): the one maintained
+// OpenSSL's libcrypto (Debian's libssl3), the one shim for it: PKCS#12 files, CMS messages,
+// and the Secret Service's Diffie-Hellman group. For PKCS#12 it is the one maintained
 // implementation that reads every kind people have — OpenSSL 3's PBES2/AES-256 default and
 // the legacy 3DES and RC2-40 files of `openssl pkcs12 -legacy` and older macOS exports.
 // Used by securityd only (clients link no C module; docs/ARCHITECTURE.md).
-#ifndef TROUSSEAU_CPKCS12_H
-#define TROUSSEAU_CPKCS12_H
+#ifndef TROUSSEAU_COPENSSL_H
+#define TROUSSEAU_COPENSSL_H
 
 #include <stddef.h>
 #include <stdint.h>
