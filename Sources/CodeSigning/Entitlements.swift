@@ -46,10 +46,20 @@ public struct Entitlements: Sendable, Hashable {
 
     // MARK: - Files
 
-    /// Reads an entitlements file: an XML or binary property list, or a JSON object.
+    /// Reads an entitlements file: an XML property list or a JSON object.
+    ///
+    /// Binary property lists are refused: Foundation's binary reader traps on some malformed
+    /// ones (the `profile` fuzzer's `string-length-past-the-end`), and CoreFoundation's parser,
+    /// which securityd reads profiles with, would link libFoundation into the `security` tool
+    /// for every command. `plutil -convert xml1` makes the XML form.
     ///
     /// - Throws: `errSecParam` for anything else, or a value of the wrong type.
     public init(file contents: Data) throws {
+        guard !contents.starts(with: Array("bplist".utf8)) else {
+            throw KeychainError(
+                status: OSStatusCode.param,
+                message: "the entitlements are a binary property list; give them as XML (plutil -convert xml1) or JSON")
+        }
         let decoded: Document
         do {
             let first = contents.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) })

@@ -188,6 +188,17 @@ import X509
         }
     }
 
+    /// Binary property lists are refused with errSecParam, never given to Foundation's binary
+    /// reader, which traps on some malformed ones (the `profile` fuzzer's inputs; this one did
+    /// not trap for the entitlements' keys, but nothing bounds which would).
+    @Test func binaryPropertyListsAreRefusedNotRead() throws {
+        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Fuzz/Corpus/profile").standardized
+        for name in ["string-length-past-the-end", "seed-binary"] {
+            let bytes = try Data(contentsOf: corpus.appendingPathComponent(name))
+            #expect(throws: KeychainError(status: OSStatusCode.param)) { try Entitlements(file: bytes) }
+        }
+    }
+
     @Test func theSignedFormRoundTrips() throws {
         let entitlements = Entitlements(applicationIdentifier: "AAAAAAAAAA.x", keychainAccessGroups: ["AAAAAAAAAA.y"], applicationGroups: ["group.z"])
         #expect(try Entitlements(encoded: entitlements.encoded) == entitlements)
