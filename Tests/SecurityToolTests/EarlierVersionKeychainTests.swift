@@ -27,12 +27,29 @@ import Testing
         init(_ version: String) throws {
             keychain = try DaemonKeychain()
             try FileManager.default.copyItem(atPath: EarlierVersionKeychainTests.fixtures + "/" + version, toPath: keychain.home)
+            // The modes a keychain home has (git keeps none: a checkout's files are 0644, and
+            // the enclave refuses a device key others can read).
+            try Self.makePrivate(keychain.home)
             let searchList = keychain.home + "/search-list"
             if let list = try? String(contentsOfFile: searchList, encoding: .utf8) {
                 try list.replacingOccurrences(of: "@KEYCHAIN_HOME@", with: keychain.home).write(toFile: searchList, atomically: true, encoding: .utf8)
             }
             contents = try String(contentsOfFile: keychain.home + "/CONTENTS", encoding: .utf8)
                 .split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        }
+
+        static func makePrivate(_ directory: String) throws {
+            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory)
+            for entry in try FileManager.default.contentsOfDirectory(atPath: directory) {
+                let path = directory + "/" + entry
+                var isDirectory: ObjCBool = false
+                _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+                if isDirectory.boolValue {
+                    try makePrivate(path)
+                } else {
+                    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+                }
+            }
         }
 
         func security(_ arguments: [String], input: String = "") throws -> CommandResult {
