@@ -29,8 +29,9 @@ public final class CallerIdentification: Sendable {
 
     /// Identifies the peer of a connected Unix socket.
     ///
-    /// - Throws: `errSecMissingEntitlement` for a peer of another user (unless admitted), `errSecIO` when
-    ///   its credentials or executable cannot be read.
+    /// - Throws: `errSecMissingEntitlement` for a peer of another user (unless admitted) or one
+    ///   that exited before it was identified; `errSecIO` when its credentials or executable
+    ///   cannot be read.
     public func identify(connection fd: Int32) throws -> Caller {
         let process = try PinnedProcess.peer(ofConnection: fd, peerPidfd: Self.usesPeerPidfd)
         let (pid, uid) = (process.pid, process.uid)

@@ -4,10 +4,10 @@ import FoundationEssentials
 import KeychainModel
 import KeychainSystem
 import KeychainStore
+import KeychainCallers
 
 #if canImport(Glibc)
 import Glibc
-import KeychainCallers
 #endif
 
 /// The user's local developer root: its private key is an item of the keychain itself

@@ -3,10 +3,10 @@ import FoundationEssentials
 import KeychainModel
 import KeychainProtocol
 import KeychainSystem
+public import KeychainCallers
 
 #if canImport(Glibc)
 import Glibc
-public import KeychainCallers
 #endif
 
 /// securityd's serving loop: accepts connections, identifies each caller, answers its

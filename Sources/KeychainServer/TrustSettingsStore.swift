@@ -5,10 +5,10 @@ import KeychainProtocol
 import KeychainStore
 import KeychainSystem
 import SwiftASN1
+import KeychainCallers
 
 #if canImport(Glibc)
 import Glibc
-import KeychainCallers
 #endif
 
 /// Trust settings, by domain (docs/ARCHITECTURE.md, "Trust settings"):

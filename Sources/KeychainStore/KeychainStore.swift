@@ -4,10 +4,10 @@ import KeychainCrypto
 public import KeychainModel
 import KeychainSystem
 public import EnclaveProtocol
+public import KeychainCallers
 
 #if canImport(Glibc)
 import Glibc
-public import KeychainCallers
 #endif
 
 /// The encrypted item store: one SQLite database (WAL) in `KEYCHAIN_HOME`, one table per

@@ -36,6 +36,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
     var storedCollections: [String: [SecretServiceCollection]] = [:]
     /// Each owner's aliases with the fixed ones and the default's fallback merged in.
     var storedAliases: [String: [String: String]] = [:]
+    /// Each scope's collections resolved (login, session, those it made), until it changes them.
     var resolvedCollections: [SecretScope: [ScopedCollection]] = [:]
     /// Collections a client locked (``lockKey(_:)``): unreadable through the Secret Service
     /// until an unlock prompt succeeds, whatever the keychain's state. Held in memory: a

@@ -8,10 +8,10 @@ import KeychainServer
 import KeychainStore
 import KeychainHardening
 import KeychainSystem
+import KeychainCallers
 
 #if canImport(Glibc)
 import Glibc
-import KeychainCallers
 #endif
 
 // securityd [--home DIR] [--print-socket]: one per keychain (KEYCHAIN_HOME). Clients start it on demand; a second
