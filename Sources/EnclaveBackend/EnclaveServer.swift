@@ -32,38 +32,21 @@ public struct EnclaveServer: Sendable {
     /// - Throws: `errSecDecode` for a frame that is not a request of ``EnclaveCatalog``
     ///   (the connection then ends); errors of the request itself become failure responses.
     public func respond(to reader: inout ByteReader) throws -> ByteWriter {
-        let opcode = try EnclaveWire.opcode(&reader)
-        guard let handler = Self.handlers[opcode] else { throw KeychainError.decode("unknown enclave request") }
-        return try handler(&reader, self)
+        try Self.table.respond(to: &reader, in: self)
     }
 
-    /// One entry per request of the catalog that has a handler.
-    private static let handlers: [UInt8: @Sendable (inout ByteReader, EnclaveServer) throws -> ByteWriter] = {
-        var table: [UInt8: @Sendable (inout ByteReader, EnclaveServer) throws -> ByteWriter] = [:]
-        for type in EnclaveCatalog.requests {
-            if let handled = type as? any EnclaveHandled.Type { table[type.opcode] = entry(handled) }
-        }
-        return table
-    }()
+    private typealias Table = RequestTable<EnclaveWire, EnclaveServer>
+
+    private static let table = Table { type in
+        (type as? any EnclaveHandled.Type).map { handler(for: $0) }
+    }
+
+    private static func handler<Request: EnclaveHandled>(for _: Request.Type) -> Table.Handler {
+        Table.handler(Request.self) { request, _, server in try request.handle(in: server) }
+    }
 
     /// The requests of the catalog without a handler (a test expects none).
-    public static var unhandledRequests: [any EnclaveRequest.Type] {
-        EnclaveCatalog.requests.filter { handlers[$0.opcode] == nil }
-    }
-
-    private static func entry<Request: EnclaveHandled>(_: Request.Type) -> @Sendable (inout ByteReader, EnclaveServer) throws -> ByteWriter {
-        { reader, server in
-            let request = try Request(from: &reader)
-            try reader.expectEnd("enclave request")
-            do {
-                return EnclaveWire.success(try request.handle(in: server))
-            } catch let error as KeychainError {
-                return EnclaveWire.failure(error)
-            } catch {
-                return EnclaveWire.failure(KeychainError.internalComponent)
-            }
-        }
-    }
+    public static var unhandledRequests: [any WireMessage.Type] { table.unserved }
 }
 
 /// A request the enclave serves, and how.

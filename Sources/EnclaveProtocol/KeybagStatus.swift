@@ -1,7 +1,7 @@
 public import KeychainModel
 
 /// What the keybag reports about itself; no key material.
-public struct KeybagStatus: Sendable, Hashable {
+public struct KeybagStatus: Codable, Sendable, Hashable {
     public var lockState: LockState
     public var hasPasscode: Bool
     /// Seconds of inactivity after which an unlocked keybag locks; 0: never.

@@ -43,6 +43,13 @@ public struct ByteWriter {
         Swift.withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
+    /// Overwrites the big-endian integer written at `offset` (a count known only later).
+    mutating func replaceInteger<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+        Swift.withUnsafeBytes(of: value.bigEndian) { source in
+            for (index, byte) in source.enumerated() { bytes[offset + index] = byte }
+        }
+    }
+
     /// Appends `data` after its 32-bit big-endian length.
     public mutating func appendLengthPrefixed(_ data: Data) {
         appendInteger(UInt32(data.count))

@@ -71,7 +71,7 @@ public struct EnclaveKeyBlob: Sendable, Hashable {
 
 /// What an enclave key is asked to do: the SecKey operations that need its private key,
 /// with Apple's algorithm names; the enclave runs them whole.
-public enum EnclaveKeyOperation: WireCodable, Sendable, Hashable {
+public enum EnclaveKeyOperation: WireLeaf, Sendable, Hashable {
     /// `SecKeyCreateSignature`.
     case sign(algorithm: String, data: Data)
     /// `SecKeyCreateDecryptedData` (ECIES).

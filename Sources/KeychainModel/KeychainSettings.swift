@@ -1,6 +1,6 @@
 /// A file keychain's settings, as `set-keychain-settings` sets them: what its file records,
 /// what the request carries and what `show-keychain-info` prints. Not secret.
-public struct KeychainSettings: WireCodable, Sendable, Hashable {
+public struct KeychainSettings: WireCodable, Codable, Sendable, Hashable {
     /// Seconds of inactivity after which the keychain locks; 0: never.
     public var autoLockSeconds: UInt32
     /// Lock when the machine sleeps (`-l`).
@@ -9,15 +9,5 @@ public struct KeychainSettings: WireCodable, Sendable, Hashable {
     public init(autoLockSeconds: UInt32 = 0, lockOnSleep: Bool = false) {
         self.autoLockSeconds = autoLockSeconds
         self.lockOnSleep = lockOnSleep
-    }
-
-    public init(from reader: inout ByteReader) throws {
-        autoLockSeconds = try reader.integer(UInt32.self)
-        lockOnSleep = try Bool(from: &reader)
-    }
-
-    public func encode(to writer: inout ByteWriter) {
-        writer.appendInteger(autoLockSeconds)
-        lockOnSleep.encode(to: &writer)
     }
 }

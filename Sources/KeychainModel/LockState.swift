@@ -1,5 +1,5 @@
 /// Where the keybag is in its life since the enclave started.
-public enum LockState: UInt8, Sendable, Hashable {
+public enum LockState: UInt8, Codable, Sendable, Hashable {
     /// Started with a passcode set and not yet unlocked: only class D is available.
     case beforeFirstUnlock = 0
     /// Unlocked (or no passcode is set): every class the passcode state allows is available.

@@ -3,7 +3,7 @@
 ///
 /// Inside Trousseau statuses travel as this type, so a status cannot be confused with a
 /// count or a length; the `Security` module hands callers the bare `OSStatus` (``rawValue``).
-public struct OSStatusCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+public struct OSStatusCode: RawRepresentable, Codable, Sendable, Hashable, CustomStringConvertible {
     /// Apple's `OSStatus` value, for example -25300 for `errSecItemNotFound`.
     public let rawValue: Int32
 

@@ -1,5 +1,5 @@
 /// A data-protection class (`kSecAttrAccessible`, stored as `pdmn`).
-public enum ProtectionClass: String, Sendable, CaseIterable, Hashable {
+public enum ProtectionClass: String, Codable, Sendable, CaseIterable, Hashable {
     /// `kSecAttrAccessibleWhenUnlocked`.
     case whenUnlocked = "ak"
     /// `kSecAttrAccessibleAfterFirstUnlock`.

@@ -1,18 +1,15 @@
 public import FoundationEssentials
 public import KeychainModel
 
-/// A request a client sends to securityd, with its response type, its place on the wire
-/// and who may send it.
+/// A request a client sends to securityd, with who may send it.
 ///
-/// Adding a request: declare a type conforming to this protocol (its fields, its codec,
-/// its ``Response`` and its ``authorization``) in `Requests/`, list it in
-/// ``ServiceCatalog/requests``, and write its handler in `KeychainServer` (a conformance to
-/// `ServedRequest`). A request without an ``authorization`` does not compile; one without
-/// a handler is refused when the daemon starts (and by a test).
-public protocol ServiceRequest: WireCodable {
-    associatedtype Response: WireCodable
-    /// Its number on the wire, unique in ``ServiceCatalog/requests``.
-    static var opcode: UInt8 { get }
+/// Adding a request: declare a type conforming to this protocol (its fields, its
+/// ``WireMessage/Response`` and its ``authorization``) in `Requests/` — a `Codable` struct,
+/// whose codec is ``WireEncoder``'s — give it an opcode in ``ServiceCatalog/catalog``, and
+/// write its handler in `KeychainServer` (a conformance to `ServedRequest`). A request
+/// without an ``authorization`` does not compile; one without a handler is refused when
+/// the daemon starts (and by a test).
+public protocol ServiceRequest: WireMessage {
     /// Who may send it; securityd checks this before the handler runs.
     static var authorization: Authorization { get }
 
@@ -42,30 +39,27 @@ public enum Authorization: Sendable, Hashable {
     case securityToolWithPresence(operation: String)
 }
 
-/// The requests securityd understands, each once. The daemon serves exactly these; the
-/// fuzz targets and the protocol tests walk them.
+/// The requests securityd understands, each once, by opcode. The daemon serves exactly
+/// these; the fuzz targets and the protocol tests walk them.
 public enum ServiceCatalog {
-    public static let requests: [any ServiceRequest.Type] = [
-        Service.Add.self, Service.CopyMatching.self, Service.Update.self, Service.Delete.self,
-        Service.KeychainStatusRequest.self, Service.Unlock.self, Service.Lock.self, Service.ChangePasscode.self,
-        Service.UpdateSettings.self,
-        Service.IssueDeveloperCertificate.self,
-        Service.Authenticate.self, Service.InvalidateAuthentication.self, Service.AuthenticationCapabilitiesRequest.self,
-        Service.CreateBackup.self, Service.RestoreBackup.self,
-        Service.CreateEscrow.self, Service.UnlockWithEscrow.self, Service.RevokeEscrow.self,
-        Service.EvaluateTrust.self, Service.DecodePKCS12.self, Service.EncodePKCS12.self,
-        Service.SetTrustSettings.self, Service.RemoveTrustSettings.self, Service.CopyTrustSettings.self,
-        Service.CreateEnclaveKey.self, Service.UseEnclaveKey.self,
-        Service.CreateKeychain.self, Service.DeleteKeychain.self, Service.UnlockKeychain.self, Service.LockKeychain.self,
-        Service.KeychainInfo.self, Service.SetKeychainSettings.self, Service.ChangeKeychainPassword.self,
-        Service.SearchList.self, Service.DefaultKeychain.self,
-        Service.InstallProfile.self, Service.RemoveProfile.self, Service.CopyProfiles.self,
-        Service.ServeSecretService.self, Service.ImportKeyring.self,
-    ]
+    public static let catalog = MessageCatalog([
+        1: Service.Add.self, 2: Service.CopyMatching.self, 3: Service.Update.self, 4: Service.Delete.self,
+        10: Service.KeychainStatusRequest.self, 11: Service.Unlock.self, 12: Service.Lock.self, 13: Service.ChangePasscode.self,
+        14: Service.UpdateSettings.self, 20: Service.IssueDeveloperCertificate.self, 40: Service.Authenticate.self, 41: Service.InvalidateAuthentication.self,
+        42: Service.AuthenticationCapabilitiesRequest.self, 50: Service.CreateBackup.self, 51: Service.RestoreBackup.self, 60: Service.CreateEscrow.self,
+        61: Service.UnlockWithEscrow.self, 62: Service.RevokeEscrow.self, 70: Service.EvaluateTrust.self, 71: Service.DecodePKCS12.self,
+        72: Service.EncodePKCS12.self, 73: Service.SetTrustSettings.self, 74: Service.RemoveTrustSettings.self, 75: Service.CopyTrustSettings.self,
+        76: Service.CreateEnclaveKey.self, 77: Service.UseEnclaveKey.self, 78: Service.CreateKeychain.self, 79: Service.DeleteKeychain.self,
+        80: Service.UnlockKeychain.self, 81: Service.LockKeychain.self, 82: Service.KeychainInfo.self, 83: Service.SetKeychainSettings.self,
+        84: Service.ChangeKeychainPassword.self, 85: Service.SearchList.self, 86: Service.DefaultKeychain.self, 87: Service.InstallProfile.self,
+        88: Service.RemoveProfile.self, 89: Service.CopyProfiles.self, 90: Service.ServeSecretService.self, 91: Service.ImportKeyring.self,
+    ])
+
+    /// Every request, by opcode.
+    public static var requests: [any ServiceRequest.Type] {
+        catalog.requests.map { $0.type as! any ServiceRequest.Type }  // the catalog lists only these
+    }
 }
 
 /// The namespace of securityd's requests and their responses.
-public enum Service {
-    /// The longest passcode or password a request may carry.
-    static let passcodeLimit = 4096
-}
+public enum Service {}

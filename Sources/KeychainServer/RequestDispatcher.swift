@@ -63,41 +63,25 @@ public struct RequestDispatcher: Sendable {
     /// - Throws: `errSecDecode` for a frame that is not a well-formed request (the
     ///   connection then ends); the request's own failures become failure responses.
     public func respond(to reader: inout ByteReader, from caller: Caller) throws -> ByteWriter {
-        let header = try ServiceWire.header(&reader)
-        guard let entry = Self.entries[header.opcode] else { throw KeychainError.decode("unknown request") }
-        return try entry(&reader, header.presence, caller, self)
+        try Self.table.respond(to: &reader, in: (caller, self))
     }
 
-    private typealias Entry = @Sendable (inout ByteReader, SecretBytes?, Caller, RequestDispatcher) throws -> ByteWriter
+    private typealias Table = RequestTable<ServiceWire, (caller: Caller, daemon: RequestDispatcher)>
 
-    /// One entry per request of the catalog that has a handler.
-    private static let entries: [UInt8: Entry] = {
-        var table: [UInt8: Entry] = [:]
-        for type in ServiceCatalog.requests {
-            if let served = type as? any ServedRequest.Type { table[type.opcode] = entry(served) }
+    /// A handler per request of the catalog: the request's ``Authorization`` is checked
+    /// before its own handler (``ServedRequest``) runs.
+    private static let table = Table { type in
+        (type as? any ServedRequest.Type).map { handler(for: $0) }
+    }
+
+    private static func handler<Request: ServedRequest>(for _: Request.Type) -> Table.Handler {
+        Table.handler(Request.self) { request, presence, context in
+            try Request.handle(try context.daemon.authorize(request, from: context.caller, presence: presence), in: context.daemon)
         }
-        return table
-    }()
+    }
 
     /// The requests of the catalog without a handler (a test expects none).
-    public static var unservedRequests: [any ServiceRequest.Type] {
-        ServiceCatalog.requests.filter { entries[$0.opcode] == nil }
-    }
-
-    private static func entry<Request: ServedRequest>(_: Request.Type) -> Entry {
-        { reader, presence, caller, dispatcher in
-            let request = try Request(from: &reader)
-            try reader.expectEnd("request")
-            do {
-                let authorized = try dispatcher.authorize(request, from: caller, presence: presence)
-                return ServiceWire.success(try Request.handle(authorized, in: dispatcher))
-            } catch let error as KeychainError {
-                return ServiceWire.failure(error)
-            } catch {
-                return ServiceWire.failure(KeychainError.internalComponent)
-            }
-        }
-    }
+    public static var unservedRequests: [any WireMessage.Type] { table.unserved }
 }
 
 /// A request securityd serves, and how: its handler gets the request only once its

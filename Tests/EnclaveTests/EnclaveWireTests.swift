@@ -43,16 +43,16 @@ import Testing
 
     static let sampleHeader = FileKeychainHeader(uuid: UUID(), kdf: PasscodeKDF(logN: 10, salt: Data(count: 32)), wrappedKey: Data(count: 60))
 
-    static func decode(_ bytes: [UInt8]) throws -> any EnclaveRequest {
+    static func decode(_ bytes: [UInt8]) throws -> any WireMessage {
         var reader = ByteReader(Data(bytes))
-        return try EnclaveWire.decodeRequest(&reader)
+        return try EnclaveWire.decodeRequest(&reader).request
     }
 
     @Test func requestsRoundTrip() throws {
         // OpenBackup needs a real archive header; BeginBackup's response carries one (below).
         let covered = Set(Self.samples.map { ObjectIdentifier(type(of: $0)) } + [ObjectIdentifier(EnclaveCall.OpenBackup.self)])
         #expect(covered == Set(EnclaveCatalog.requests.map { ObjectIdentifier($0) }))
-        let opcodes = EnclaveCatalog.requests.map { $0.opcode }
+        let opcodes = EnclaveCatalog.catalog.requests.map(\.opcode)
         #expect(Set(opcodes).count == opcodes.count)
         for request in Self.samples {
             let encoded = EnclaveWire.encode(request).bytes
@@ -74,7 +74,7 @@ import Testing
         #expect(throws: KeychainError.decode) { try Self.decode([EnclaveWire.version, 99]) }  // opcode
         var badClass = ByteWriter()
         badClass.append(EnclaveWire.version)
-        badClass.append(EnclaveCall.MetadataKey.opcode)
+        badClass.append(EnclaveCatalog.catalog.opcode(of: EnclaveCall.MetadataKey.self))
         badClass.appendLengthPrefixed(Data("zz".utf8))
         #expect(throws: KeychainError.decode) { try Self.decode(badClass.bytes) }
     }

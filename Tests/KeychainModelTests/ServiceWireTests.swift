@@ -48,11 +48,11 @@ import Testing
         Service.ImportKeyring(file: Data("GnomeKeyring\n\r\0\n".utf8), password: SecretBytes("pw".utf8)),
     ]
 
-    static func frame(_ request: some ServiceRequest, presence: SecretBytes? = nil) -> [UInt8] {
+    static func frame(_ request: some WireMessage, presence: SecretBytes? = nil) -> [UInt8] {
         ServiceWire.encode(request, presence: presence).bytes
     }
 
-    static func decode(_ bytes: [UInt8]) throws -> (request: any ServiceRequest, presence: SecretBytes?) {
+    static func decode(_ bytes: [UInt8]) throws -> (request: any WireMessage, presence: SecretBytes?) {
         var reader = ByteReader(Data(bytes))
         return try ServiceWire.decodeRequest(&reader)
     }
@@ -71,8 +71,12 @@ import Testing
     }
 
     @Test func opcodesAreUnique() {
-        let opcodes = ServiceCatalog.requests.map { $0.opcode }
+        let opcodes = ServiceCatalog.catalog.requests.map(\.opcode)
         #expect(Set(opcodes).count == opcodes.count)
+        #expect(Set(ServiceCatalog.requests.map { ObjectIdentifier($0) }).count == opcodes.count)
+        for (opcode, type) in ServiceCatalog.catalog.requests {
+            #expect(ServiceCatalog.catalog.opcode(of: type) == opcode)
+        }
     }
 
     @Test func responsesRoundTrip() throws {
@@ -122,7 +126,7 @@ import Testing
     }
 
     @Test func hostileValuesAreRefused() {
-        let header: [UInt8] = [ServiceWire.version, Service.Add.opcode, 0]
+        let header: [UInt8] = [ServiceWire.version, ServiceCatalog.catalog.opcode(of: Service.Add.self), 0]
         // Nesting past the limit.
         var deep = KeychainValue.string("x")
         for _ in 0..<20 { deep = .array([deep]) }
@@ -143,6 +147,6 @@ import Testing
         badString.appendLengthPrefixed(Data([0xFF, 0xFE]))
         #expect(throws: KeychainError.decode) { try Self.decode(header + badString.bytes) }
         // A presence byte that is neither 0 nor 1 is a secret of whatever length follows: refused.
-        #expect(throws: KeychainError.decode) { try Self.decode([ServiceWire.version, Service.Lock.opcode, 1, 0xFF, 0xFF, 0xFF, 0xFF]) }
+        #expect(throws: KeychainError.decode) { try Self.decode([ServiceWire.version, ServiceCatalog.catalog.opcode(of: Service.Lock.self), 1, 0xFF, 0xFF, 0xFF, 0xFF]) }
     }
 }

@@ -2,10 +2,32 @@ public import FoundationEssentials
 public import KeychainCrypto
 public import KeychainModel
 
+/// An archive on the wire is its header (the records stay in securityd): the archive's
+/// own format, which its file keeps.
+extension BackupArchive: WireLeaf {
+    public init(from reader: inout ByteReader) throws {
+        try self.init(header: &reader)
+    }
+
+    public func encode(to writer: inout ByteWriter) {
+        encodeHeader(to: &writer)
+    }
+}
+
+/// An item key crosses the wire in zeroing storage.
+extension ItemKey: WireLeaf {
+    public init(from reader: inout ByteReader) throws {
+        try self.init(bytes: reader.secret(limit: reader.remaining))
+    }
+
+    public func encode(to writer: inout ByteWriter) {
+        writer.appendSecret(secretBytes)
+    }
+}
+
 extension EnclaveCall {
     /// A new backup keybag under `password` (the passcode, when one is set, authorizes it).
-    public struct BeginBackup: EnclaveRequest {
-        public static let opcode: UInt8 = 20
+    public struct BeginBackup: EnclaveRequest, Codable {
         public static let mayChangeAvailableKeys = false
         public var password: SecretBytes
         public var passcode: SecretBytes?
@@ -15,18 +37,8 @@ extension EnclaveCall {
             self.passcode = passcode
         }
 
-        public init(from reader: inout ByteReader) throws {
-            password = try reader.secret(limit: EnclaveCall.fieldLimit)
-            passcode = try reader.optionalSecret(limit: EnclaveCall.fieldLimit)
-        }
-
-        public func encode(to writer: inout ByteWriter) {
-            writer.appendSecret(password)
-            writer.appendOptionalSecret(passcode)
-        }
-
         /// The session, the archive's integrity key and the archive's header.
-        public struct Response: WireCodable {
+        public struct Response: WireCodable, Codable {
             public var session: Data
             public var integrityKey: SecretBytes
             public var header: BackupArchive
@@ -36,24 +48,11 @@ extension EnclaveCall {
                 self.integrityKey = integrityKey
                 self.header = header
             }
-
-            public init(from reader: inout ByteReader) throws {
-                session = try .field(&reader, limit: EnclaveCall.idLimit)
-                integrityKey = try reader.secret(limit: 32)
-                header = try BackupArchive(header: &reader)
-            }
-
-            public func encode(to writer: inout ByteWriter) {
-                writer.appendLengthPrefixed(session)
-                writer.appendSecret(integrityKey)
-                header.encodeHeader(to: &writer)
-            }
         }
     }
 
     /// Opens an archive's backup keybag for a restore.
-    public struct OpenBackup: EnclaveRequest {
-        public static let opcode: UInt8 = 21
+    public struct OpenBackup: EnclaveRequest, Codable {
         public static let mayChangeAvailableKeys = false
         public var header: BackupArchive
         public var password: SecretBytes
@@ -63,19 +62,9 @@ extension EnclaveCall {
             self.password = password
         }
 
-        public init(from reader: inout ByteReader) throws {
-            header = try BackupArchive(header: &reader)
-            password = try reader.secret(limit: EnclaveCall.fieldLimit)
-        }
-
-        public func encode(to writer: inout ByteWriter) {
-            header.encodeHeader(to: &writer)
-            writer.appendSecret(password)
-        }
-
         /// The session, the integrity key, whether this device made the archive, and the
         /// classes whose keys it could open.
-        public struct Response: WireCodable {
+        public struct Response: WireCodable, Codable {
             public var session: Data
             public var integrityKey: SecretBytes
             public var sameDevice: Bool
@@ -87,30 +76,12 @@ extension EnclaveCall {
                 self.sameDevice = sameDevice
                 self.classes = classes
             }
-
-            public init(from reader: inout ByteReader) throws {
-                session = try .field(&reader, limit: EnclaveCall.idLimit)
-                integrityKey = try reader.secret(limit: 32)
-                sameDevice = try Bool(from: &reader)
-                classes = []
-                for _ in 0..<Int(try reader.byte()) { classes.insert(try ProtectionClass(from: &reader)) }
-            }
-
-            public func encode(to writer: inout ByteWriter) {
-                writer.appendLengthPrefixed(session)
-                writer.appendSecret(integrityKey)
-                sameDevice.encode(to: &writer)
-                let ordered = ProtectionClass.allCases.filter(classes.contains)
-                writer.append(UInt8(ordered.count))
-                for protection in ordered { protection.encode(to: &writer) }
-            }
         }
     }
 
     /// The metadata key of a class of an open backup keybag.
-    public struct BackupMetadataKey: EnclaveRequest {
+    public struct BackupMetadataKey: EnclaveRequest, Codable {
         public typealias Response = Key
-        public static let opcode: UInt8 = 22
         public static let mayChangeAvailableKeys = false
         public var session: Data
         public var protection: ProtectionClass
@@ -119,31 +90,18 @@ extension EnclaveCall {
             self.session = session
             self.protection = protection
         }
-
-        public init(from reader: inout ByteReader) throws {
-            session = try .field(&reader, limit: EnclaveCall.idLimit)
-            protection = try ProtectionClass(from: &reader)
-        }
-
-        public func encode(to writer: inout ByteWriter) {
-            writer.appendLengthPrefixed(session)
-            protection.encode(to: &writer)
-        }
     }
 
     /// A re-sealed secret blob.
-    public struct Blob: WireCodable {
+    public struct Blob: WireCodable, Codable {
         public var bytes: Data
 
         public init(_ bytes: Data) { self.bytes = bytes }
-        public init(from reader: inout ByteReader) throws { bytes = Data(reader.rest()) }
-        public func encode(to writer: inout ByteWriter) { writer.append(bytes) }
     }
 
     /// A row's secret blob re-sealed for a backup record.
-    public struct ExportSecret: EnclaveRequest {
+    public struct ExportSecret: EnclaveRequest, Codable {
         public typealias Response = Blob
-        public static let opcode: UInt8 = 23
         public static let mayChangeAvailableKeys = false
         public var session: Data
         public var protection: ProtectionClass
@@ -158,28 +116,11 @@ extension EnclaveCall {
             self.rowAssociatedData = rowAssociatedData
             self.recordAssociatedData = recordAssociatedData
         }
-
-        public init(from reader: inout ByteReader) throws {
-            session = try .field(&reader, limit: EnclaveCall.idLimit)
-            protection = try ProtectionClass(from: &reader)
-            blob = try .field(&reader, limit: EnclaveCall.blobLimit)
-            rowAssociatedData = try .field(&reader)
-            recordAssociatedData = try .field(&reader)
-        }
-
-        public func encode(to writer: inout ByteWriter) {
-            writer.appendLengthPrefixed(session)
-            protection.encode(to: &writer)
-            writer.appendLengthPrefixed(blob)
-            writer.appendLengthPrefixed(rowAssociatedData)
-            writer.appendLengthPrefixed(recordAssociatedData)
-        }
     }
 
     /// A backup record's secret blob re-sealed for a row.
-    public struct ImportSecret: EnclaveRequest {
+    public struct ImportSecret: EnclaveRequest, Codable {
         public typealias Response = Blob
-        public static let opcode: UInt8 = 24
         public static let mayChangeAvailableKeys = false
         public var session: Data
         public var protection: ProtectionClass
@@ -194,34 +135,15 @@ extension EnclaveCall {
             self.recordAssociatedData = recordAssociatedData
             self.rowAssociatedData = rowAssociatedData
         }
-
-        public init(from reader: inout ByteReader) throws {
-            session = try .field(&reader, limit: EnclaveCall.idLimit)
-            protection = try ProtectionClass(from: &reader)
-            blob = try .field(&reader, limit: EnclaveCall.blobLimit)
-            recordAssociatedData = try .field(&reader)
-            rowAssociatedData = try .field(&reader)
-        }
-
-        public func encode(to writer: inout ByteWriter) {
-            writer.appendLengthPrefixed(session)
-            protection.encode(to: &writer)
-            writer.appendLengthPrefixed(blob)
-            writer.appendLengthPrefixed(recordAssociatedData)
-            writer.appendLengthPrefixed(rowAssociatedData)
-        }
     }
 
     /// Drops an open backup keybag's keys.
-    public struct EndBackup: EnclaveRequest {
+    public struct EndBackup: EnclaveRequest, Codable {
         public typealias Response = NoResult
-        public static let opcode: UInt8 = 25
         public static let mayChangeAvailableKeys = false
         public var session: Data
 
         public init(session: Data) { self.session = session }
-        public init(from reader: inout ByteReader) throws { session = try .field(&reader, limit: EnclaveCall.idLimit) }
-        public func encode(to writer: inout ByteWriter) { writer.appendLengthPrefixed(session) }
     }
 }
 

@@ -2,9 +2,10 @@ public import FoundationEssentials
 public import KeychainCrypto
 public import KeychainModel
 
-extension FileKeychainHeader: WireCodable {
+/// A file keychain's header is also what its file stores: its codec is frozen with it.
+extension FileKeychainHeader: WireLeaf {
     public init(from reader: inout ByteReader) throws {
-        try self.init(decoding: try .field(&reader, limit: 1024))
+        try self.init(decoding: try reader.lengthPrefixed(limit: 1024))
     }
 
     public func encode(to writer: inout ByteWriter) {
@@ -18,9 +19,8 @@ extension FileKeychainHeader: WireCodable {
 
 extension EnclaveCall {
     /// A new file keychain under `password`, unlocked; its header for the file.
-    public struct CreateFileKeychain: EnclaveRequest {
+    public struct CreateFileKeychain: EnclaveRequest, Codable {
         public typealias Response = FileKeychainHeader
-        public static let opcode: UInt8 = 42
         public static let mayChangeAvailableKeys = false
         public var password: SecretBytes
         public var autoLockSeconds: UInt32
@@ -29,22 +29,11 @@ extension EnclaveCall {
             self.password = password
             self.autoLockSeconds = autoLockSeconds
         }
-
-        public init(from reader: inout ByteReader) throws {
-            password = try reader.secret(limit: EnclaveCall.fieldLimit)
-            autoLockSeconds = try reader.integer(UInt32.self)
-        }
-
-        public func encode(to writer: inout ByteWriter) {
-            writer.appendSecret(password)
-            writer.appendInteger(autoLockSeconds)
-        }
     }
 
     /// Unlocks the file keychain of `header` with its password (throttled per keychain).
-    public struct UnlockFileKeychain: EnclaveRequest {
+    public struct UnlockFileKeychain: EnclaveRequest, Codable {
         public typealias Response = NoResult
-        public static let opcode: UInt8 = 43
         public static let mayChangeAvailableKeys = true
         public var header: FileKeychainHeader
         public var password: SecretBytes
@@ -55,48 +44,29 @@ extension EnclaveCall {
             self.password = password
             self.autoLockSeconds = autoLockSeconds
         }
-
-        public init(from reader: inout ByteReader) throws {
-            header = try FileKeychainHeader(from: &reader)
-            password = try reader.secret(limit: EnclaveCall.fieldLimit)
-            autoLockSeconds = try reader.integer(UInt32.self)
-        }
-
-        public func encode(to writer: inout ByteWriter) {
-            header.encode(to: &writer)
-            writer.appendSecret(password)
-            writer.appendInteger(autoLockSeconds)
-        }
     }
 
     /// Locks one file keychain, or every one (nil).
-    public struct LockFileKeychain: EnclaveRequest {
+    public struct LockFileKeychain: EnclaveRequest, Codable {
         public typealias Response = NoResult
-        public static let opcode: UInt8 = 44
         public static let mayChangeAvailableKeys = true
         public var keychain: UUID?
 
         public init(_ keychain: UUID?) { self.keychain = keychain }
-        public init(from reader: inout ByteReader) throws { keychain = try UUID?(from: &reader) }
-        public func encode(to writer: inout ByteWriter) { keychain.encode(to: &writer) }
     }
 
     /// Whether a file keychain is unlocked.
-    public struct FileKeychainUnlocked: EnclaveRequest {
+    public struct FileKeychainUnlocked: EnclaveRequest, Codable {
         public typealias Response = Bool
-        public static let opcode: UInt8 = 45
         public static let mayChangeAvailableKeys = false
         public var keychain: UUID
 
         public init(_ keychain: UUID) { self.keychain = keychain }
-        public init(from reader: inout ByteReader) throws { keychain = try UUID(from: &reader) }
-        public func encode(to writer: inout ByteWriter) { keychain.encode(to: &writer) }
     }
 
     /// Sets the idle time after which an unlocked file keychain locks (0: never).
-    public struct SetFileKeychainTimeout: EnclaveRequest {
+    public struct SetFileKeychainTimeout: EnclaveRequest, Codable {
         public typealias Response = NoResult
-        public static let opcode: UInt8 = 46
         public static let mayChangeAvailableKeys = true
         public var keychain: UUID
         public var autoLockSeconds: UInt32
@@ -105,22 +75,11 @@ extension EnclaveCall {
             self.keychain = keychain
             self.autoLockSeconds = autoLockSeconds
         }
-
-        public init(from reader: inout ByteReader) throws {
-            keychain = try UUID(from: &reader)
-            autoLockSeconds = try reader.integer(UInt32.self)
-        }
-
-        public func encode(to writer: inout ByteWriter) {
-            keychain.encode(to: &writer)
-            writer.appendInteger(autoLockSeconds)
-        }
     }
 
     /// The header with the keychain's key under a new password, once the old opens it.
-    public struct ChangeFileKeychainPassword: EnclaveRequest {
+    public struct ChangeFileKeychainPassword: EnclaveRequest, Codable {
         public typealias Response = FileKeychainHeader
-        public static let opcode: UInt8 = 47
         public static let mayChangeAvailableKeys = true
         public var header: FileKeychainHeader
         public var old: SecretBytes
@@ -130,18 +89,6 @@ extension EnclaveCall {
             self.header = header
             self.old = old
             self.new = new
-        }
-
-        public init(from reader: inout ByteReader) throws {
-            header = try FileKeychainHeader(from: &reader)
-            old = try reader.secret(limit: EnclaveCall.fieldLimit)
-            new = try reader.secret(limit: EnclaveCall.fieldLimit)
-        }
-
-        public func encode(to writer: inout ByteWriter) {
-            header.encode(to: &writer)
-            writer.appendSecret(old)
-            writer.appendSecret(new)
         }
     }
 }

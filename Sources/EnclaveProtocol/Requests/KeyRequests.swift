@@ -21,22 +21,18 @@ extension EnclaveCall {
     }
 
     /// The key of the keyed tokens.
-    public struct IndexKey: EnclaveRequest {
+    public struct IndexKey: EnclaveRequest, Codable {
         public typealias Response = Key
-        public static let opcode: UInt8 = 6
         public static let mayChangeAvailableKeys = false
         /// The file keychain whose key to use; nil: the keybag's.
         public var keychain: UUID?
 
         public init(keychain: UUID? = nil) { self.keychain = keychain }
-        public init(from reader: inout ByteReader) throws { keychain = try UUID?(from: &reader) }
-        public func encode(to writer: inout ByteWriter) { keychain.encode(to: &writer) }
     }
 
     /// The metadata key of a class.
-    public struct MetadataKey: EnclaveRequest {
+    public struct MetadataKey: EnclaveRequest, Codable {
         public typealias Response = Key
-        public static let opcode: UInt8 = 7
         public static let mayChangeAvailableKeys = false
         public var protection: ProtectionClass
         /// The file keychain whose key to use; nil: the keybag's.
@@ -46,21 +42,10 @@ extension EnclaveCall {
             self.protection = protection
             self.keychain = keychain
         }
-
-        public init(from reader: inout ByteReader) throws {
-            protection = try ProtectionClass(from: &reader)
-            keychain = try UUID?(from: &reader)
-        }
-
-        public func encode(to writer: inout ByteWriter) {
-            protection.encode(to: &writer)
-            keychain.encode(to: &writer)
-        }
     }
 
     /// Wraps a per-item key under a class key, binding an access control when given.
-    public struct WrapItemKey: EnclaveRequest {
-        public static let opcode: UInt8 = 8
+    public struct WrapItemKey: EnclaveRequest, Codable {
         public static let mayChangeAvailableKeys = false
         public var protection: ProtectionClass
         public var itemKey: KeychainCrypto.ItemKey
@@ -82,26 +67,8 @@ extension EnclaveCall {
             self.context = context
         }
 
-        public init(from reader: inout ByteReader) throws {
-            protection = try ProtectionClass(from: &reader)
-            itemKey = try KeychainCrypto.ItemKey(bytes: reader.secret(limit: EnclaveCall.fieldLimit))
-            associatedData = try .field(&reader)
-            access = try AccessControl?(from: &reader)
-            context = try reader.byte() == 1 ? try .field(&reader, limit: EnclaveCall.idLimit) : nil
-            keychain = try UUID?(from: &reader)
-        }
-
-        public func encode(to writer: inout ByteWriter) {
-            protection.encode(to: &writer)
-            writer.appendSecret(itemKey.secretBytes)
-            writer.appendLengthPrefixed(associatedData)
-            access.encode(to: &writer)
-            writer.appendOptional(context) { $1.appendLengthPrefixed($0) }
-            keychain.encode(to: &writer)
-        }
-
         /// The wrapped key, and the access control as it must be stored.
-        public struct Response: WireCodable {
+        public struct Response: WireCodable, Codable {
             public var wrapped: Data
             public var access: AccessControl?
 
@@ -109,23 +76,12 @@ extension EnclaveCall {
                 self.wrapped = wrapped
                 self.access = access
             }
-
-            public init(from reader: inout ByteReader) throws {
-                wrapped = try .field(&reader)
-                access = try AccessControl?(from: &reader)
-            }
-
-            public func encode(to writer: inout ByteWriter) {
-                writer.appendLengthPrefixed(wrapped)
-                access.encode(to: &writer)
-            }
         }
     }
 
     /// Unwraps a per-item key, once the context has proven what its access control asks.
-    public struct UnwrapItemKey: EnclaveRequest {
+    public struct UnwrapItemKey: EnclaveRequest, Codable {
         public typealias Response = Key
-        public static let opcode: UInt8 = 9
         public static let mayChangeAvailableKeys = false
         public var protection: ProtectionClass
         public var wrapped: Data
@@ -144,24 +100,6 @@ extension EnclaveCall {
             self.associatedData = associatedData
             self.access = access
             self.context = context
-        }
-
-        public init(from reader: inout ByteReader) throws {
-            protection = try ProtectionClass(from: &reader)
-            wrapped = try .field(&reader)
-            associatedData = try .field(&reader)
-            access = try AccessControl?(from: &reader)
-            context = try reader.byte() == 1 ? try .field(&reader, limit: EnclaveCall.idLimit) : nil
-            keychain = try UUID?(from: &reader)
-        }
-
-        public func encode(to writer: inout ByteWriter) {
-            protection.encode(to: &writer)
-            writer.appendLengthPrefixed(wrapped)
-            writer.appendLengthPrefixed(associatedData)
-            access.encode(to: &writer)
-            writer.appendOptional(context) { $1.appendLengthPrefixed($0) }
-            keychain.encode(to: &writer)
         }
     }
 }

@@ -14,14 +14,38 @@ public protocol WireCodable: Sendable {
     func encode(to writer: inout ByteWriter)
 }
 
-/// The answer of a request that returns nothing but its status.
-public struct NoResult: WireCodable, Hashable {
-    public init() {}
-    public init(from reader: inout ByteReader) throws {}
-    public func encode(to writer: inout ByteWriter) {}
+/// A value with its own wire codec that may be a property of a `Codable` message:
+/// ``WireEncoder`` and ``WireDecoder`` use its codec, and it has no other `Codable` form
+/// (another encoder gets an error, not a second format to keep in step).
+public protocol WireLeaf: WireCodable, Codable {}
+
+extension WireLeaf {
+    public init(from decoder: any Decoder) throws {
+        throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "\(Self.self) has a wire form only"))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        throw EncodingError.invalidValue(self, .init(codingPath: encoder.codingPath, debugDescription: "\(Self.self) has a wire form only"))
+    }
 }
 
-extension KeychainValue: WireCodable {
+extension SecretBytes: Codable {
+    /// Secrets are read only by ``WireDecoder``, into zeroing storage.
+    public convenience init(from decoder: any Decoder) throws {
+        throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "secrets have a wire form only"))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        throw EncodingError.invalidValue(count, .init(codingPath: encoder.codingPath, debugDescription: "secrets have a wire form only"))
+    }
+}
+
+/// The answer of a request that returns nothing but its status.
+public struct NoResult: WireCodable, Codable, Hashable {
+    public init() {}
+}
+
+extension KeychainValue: WireLeaf {
     public init(from reader: inout ByteReader) throws {
         self = try KeychainValue.decode(from: &reader)
     }
@@ -75,7 +99,7 @@ extension ByteReader {
     }
 }
 
-extension AuthenticationRequest: WireCodable {
+extension AuthenticationRequest: WireLeaf {
     public func encode(to writer: inout ByteWriter) {
         var out = Data()
         encode(to: &out)
@@ -84,7 +108,7 @@ extension AuthenticationRequest: WireCodable {
     }
 }
 
-extension AuthenticationCapabilities: WireCodable {
+extension AuthenticationCapabilities: WireLeaf {
     public func encode(to writer: inout ByteWriter) {
         var out = Data()
         encode(to: &out)
@@ -105,7 +129,7 @@ extension ProtectionClass: WireCodable {
     }
 }
 
-extension AccessControl: WireCodable {
+extension AccessControl: WireLeaf {
     public init(from reader: inout ByteReader) throws {
         try self.init(encoded: reader.lengthPrefixed(limit: AccessControl.maximumEncodedSize))
     }

@@ -2,8 +2,7 @@ public import KeychainModel
 
 extension Service {
     /// Writes a backup of the keychain to `path` (absolute), under `password`.
-    public struct CreateBackup: ServiceRequest {
-        public static let opcode: UInt8 = 50
+    public struct CreateBackup: ServiceRequest, Codable {
         public static let authorization = Authorization.securityToolWithPresence(operation: "making a backup")
         public var path: String
         public var password: SecretBytes
@@ -13,18 +12,8 @@ extension Service {
             self.password = password
         }
 
-        public init(from reader: inout ByteReader) throws {
-            path = try reader.string(limit: 4096)
-            password = try reader.secret(limit: Service.passcodeLimit)
-        }
-
-        public func encode(to writer: inout ByteWriter) {
-            writer.appendLengthPrefixed(path)
-            writer.appendSecret(password)
-        }
-
         /// How many items the archive holds, and how many were left out and why.
-        public struct Response: WireCodable, Hashable {
+        public struct Response: WireCodable, Hashable, Codable {
             public var backedUp: UInt32
             /// WhenPasscodeSetThisDeviceOnly items: never in a backup.
             public var passcodeSetItems: UInt32
@@ -39,23 +28,11 @@ extension Service {
                 self.applicationPasswordItems = applicationPasswordItems
                 self.unreadable = unreadable
             }
-
-            public init(from reader: inout ByteReader) throws {
-                backedUp = try reader.integer(UInt32.self)
-                passcodeSetItems = try reader.integer(UInt32.self)
-                applicationPasswordItems = try reader.integer(UInt32.self)
-                unreadable = try reader.integer(UInt32.self)
-            }
-
-            public func encode(to writer: inout ByteWriter) {
-                for count in [backedUp, passcodeSetItems, applicationPasswordItems, unreadable] { writer.appendInteger(count) }
-            }
         }
     }
 
     /// Restores the backup at `path` (absolute) into the keychain.
-    public struct RestoreBackup: ServiceRequest {
-        public static let opcode: UInt8 = 51
+    public struct RestoreBackup: ServiceRequest, Codable {
         public static let authorization = Authorization.securityTool(operation: "restoring backups")
         public var path: String
         public var password: SecretBytes
@@ -65,18 +42,8 @@ extension Service {
             self.password = password
         }
 
-        public init(from reader: inout ByteReader) throws {
-            path = try reader.string(limit: 4096)
-            password = try reader.secret(limit: Service.passcodeLimit)
-        }
-
-        public func encode(to writer: inout ByteWriter) {
-            writer.appendLengthPrefixed(path)
-            writer.appendSecret(password)
-        }
-
         /// What the restore did with each record, and whether this device made the archive.
-        public struct Response: WireCodable, Hashable {
+        public struct Response: WireCodable, Hashable, Codable {
             public var restored: UInt32
             public var replaced: UInt32
             public var keptExisting: UInt32
@@ -93,20 +60,6 @@ extension Service {
                 self.otherDeviceOnly = otherDeviceOnly
                 self.otherDeviceEnrollment = otherDeviceEnrollment
                 self.sameDevice = sameDevice
-            }
-
-            public init(from reader: inout ByteReader) throws {
-                restored = try reader.integer(UInt32.self)
-                replaced = try reader.integer(UInt32.self)
-                keptExisting = try reader.integer(UInt32.self)
-                otherDeviceOnly = try reader.integer(UInt32.self)
-                otherDeviceEnrollment = try reader.integer(UInt32.self)
-                sameDevice = try Bool(from: &reader)
-            }
-
-            public func encode(to writer: inout ByteWriter) {
-                for count in [restored, replaced, keptExisting, otherDeviceOnly, otherDeviceEnrollment] { writer.appendInteger(count) }
-                sameDevice.encode(to: &writer)
             }
         }
     }

@@ -3,37 +3,30 @@ public import KeychainModel
 
 extension Service {
     /// `SecItemAdd`: the item's attributes and value; the result is what its `r_…` keys ask for.
-    public struct Add: ServiceRequest {
+    public struct Add: ServiceRequest, Codable {
         public typealias Response = KeychainValue?
-        public static let opcode: UInt8 = 1
         public static let authorization = Authorization.anyCaller
         public var attributes: [String: KeychainValue]
 
         public init(_ attributes: [String: KeychainValue]) { self.attributes = attributes }
-        public init(from reader: inout ByteReader) throws { attributes = try reader.dictionary() }
-        public func encode(to writer: inout ByteWriter) { KeychainValue.dictionary(attributes).encode(to: &writer) }
         public func inContext(_ context: Data) -> Self { Self(attributes.inContext(context)) }
         public var operationPrompt: String? { attributes[QueryKey.operationPrompt]?.stringValue }
     }
 
     /// `SecItemCopyMatching`: data, attributes or references of the matching items.
-    public struct CopyMatching: ServiceRequest {
+    public struct CopyMatching: ServiceRequest, Codable {
         public typealias Response = KeychainValue?
-        public static let opcode: UInt8 = 2
         public static let authorization = Authorization.anyCaller
         public var query: [String: KeychainValue]
 
         public init(_ query: [String: KeychainValue]) { self.query = query }
-        public init(from reader: inout ByteReader) throws { query = try reader.dictionary() }
-        public func encode(to writer: inout ByteWriter) { KeychainValue.dictionary(query).encode(to: &writer) }
         public func inContext(_ context: Data) -> Self { Self(query.inContext(context)) }
         public var operationPrompt: String? { query[QueryKey.operationPrompt]?.stringValue }
     }
 
     /// `SecItemUpdate`: changes every matching item.
-    public struct Update: ServiceRequest {
+    public struct Update: ServiceRequest, Codable {
         public typealias Response = NoResult
-        public static let opcode: UInt8 = 3
         public static let authorization = Authorization.anyCaller
         public var query: [String: KeychainValue]
         public var attributes: [String: KeychainValue]
@@ -43,30 +36,17 @@ extension Service {
             self.attributes = attributes
         }
 
-        public init(from reader: inout ByteReader) throws {
-            query = try reader.dictionary()
-            attributes = try reader.dictionary()
-        }
-
-        public func encode(to writer: inout ByteWriter) {
-            KeychainValue.dictionary(query).encode(to: &writer)
-            KeychainValue.dictionary(attributes).encode(to: &writer)
-        }
-
         public func inContext(_ context: Data) -> Self { Self(query.inContext(context), attributes: attributes) }
         public var operationPrompt: String? { query[QueryKey.operationPrompt]?.stringValue }
     }
 
     /// `SecItemDelete`: deletes every matching item.
-    public struct Delete: ServiceRequest {
+    public struct Delete: ServiceRequest, Codable {
         public typealias Response = NoResult
-        public static let opcode: UInt8 = 4
         public static let authorization = Authorization.anyCaller
         public var query: [String: KeychainValue]
 
         public init(_ query: [String: KeychainValue]) { self.query = query }
-        public init(from reader: inout ByteReader) throws { query = try reader.dictionary() }
-        public func encode(to writer: inout ByteWriter) { KeychainValue.dictionary(query).encode(to: &writer) }
     }
 }
 

@@ -9,56 +9,35 @@ public import KeychainModel
 extension Service {
     /// Installs a profile file (a property list, or one signed with CMS); one with the
     /// identifier of an installed profile replaces it.
-    public struct InstallProfile: ServiceRequest {
+    public struct InstallProfile: ServiceRequest, Codable {
         public typealias Response = ProfileRecord
-        public static let opcode: UInt8 = 87
         public static let authorization = Authorization.securityToolWithPresence(operation: "installing a configuration profile")
-        static let fileLimit = 4 << 20
         public var file: Data
 
         public init(file: Data) { self.file = file }
-        public init(from reader: inout ByteReader) throws { file = try reader.lengthPrefixed(limit: Self.fileLimit) }
-        public func encode(to writer: inout ByteWriter) { writer.appendLengthPrefixed(file) }
     }
 
     /// Removes an installed profile and exactly the items it installed.
-    public struct RemoveProfile: ServiceRequest {
+    public struct RemoveProfile: ServiceRequest, Codable {
         public typealias Response = NoResult
-        public static let opcode: UInt8 = 88
         public static let authorization = Authorization.securityToolWithPresence(operation: "removing a configuration profile")
         public var identifier: String
 
         public init(identifier: String) { self.identifier = identifier }
-        public init(from reader: inout ByteReader) throws { identifier = try reader.string(limit: ProfileRecord.identifierLimit) }
-        public func encode(to writer: inout ByteWriter) { writer.appendLengthPrefixed(identifier) }
     }
 
     /// The installed profiles, in the order of their identifiers.
-    public struct CopyProfiles: ServiceRequest {
+    public struct CopyProfiles: ServiceRequest, Codable {
         public typealias Response = ProfileList
-        public static let opcode: UInt8 = 89
         public static let authorization = Authorization.securityTool(operation: "listing configuration profiles")
 
         public init() {}
-        public init(from reader: inout ByteReader) throws {}
-        public func encode(to writer: inout ByteWriter) {}
     }
 
-    public struct ProfileList: WireCodable, Sendable {
+    public struct ProfileList: WireCodable, Sendable, Codable {
         public var profiles: [ProfileRecord]
 
         public init(profiles: [ProfileRecord]) { self.profiles = profiles }
-
-        public init(from reader: inout ByteReader) throws {
-            let count = Int(try reader.integer(UInt32.self))
-            guard count <= 10_000 else { throw KeychainError.decode("too many profiles") }
-            profiles = try (0..<count).map { _ in try ProfileRecord(from: &reader) }
-        }
-
-        public func encode(to writer: inout ByteWriter) {
-            writer.appendInteger(UInt32(profiles.count))
-            for profile in profiles { profile.encode(to: &writer) }
-        }
     }
 }
 
@@ -74,7 +53,9 @@ public enum ProfileVerification: UInt8, Sendable, Hashable {
 
 /// An installed profile as securityd keeps and shows it: its identity, how it was verified,
 /// when it was installed, and what each payload installed.
-public struct ProfileRecord: WireCodable, Sendable, Hashable {
+/// Its codec is also the form a keychain stores (with its parts): frozen, written by
+/// hand, never synthesized, so that a keychain written by an earlier version reads.
+public struct ProfileRecord: WireLeaf, Sendable, Hashable {
     static let identifierLimit = 255
     static let textLimit = 4096
 
@@ -147,7 +128,7 @@ public struct ProfileRecord: WireCodable, Sendable, Hashable {
 
 /// One payload of an installed profile: what it is and how many keychain items it installed;
 /// `supported` false for a payload type Trousseau does not carry out (skipped, and said so).
-public struct ProfilePayloadRecord: WireCodable, Sendable, Hashable {
+public struct ProfilePayloadRecord: WireLeaf, Sendable, Hashable {
     public var type: String
     public var identifier: String
     public var uuid: String

@@ -9,15 +9,12 @@ extension Service {
     ///
     /// Any process of the user may ask: the bus named is trusted as the session's, as the
     /// bus an activated daemon finds in its environment is (docs/SECURITY.md, "Secret Service").
-    public struct ServeSecretService: ServiceRequest {
+    public struct ServeSecretService: ServiceRequest, Codable {
         public typealias Response = NoResult
-        public static let opcode: UInt8 = 90
         public static let authorization = Authorization.anyCaller
         public var busAddress: String
 
         public init(busAddress: String) { self.busAddress = busAddress }
-        public init(from reader: inout ByteReader) throws { busAddress = try reader.string(limit: 4096) }
-        public func encode(to writer: inout ByteWriter) { writer.appendLengthPrefixed(busAddress) }
     }
 }
 
@@ -25,11 +22,9 @@ extension Service {
     /// Moves a gnome-keyring keyring file's items (version 0, gnome-keyring's; version 1,
     /// libsecret's file backend) into the Secret Service's host scope, with their labels,
     /// attributes, secrets and dates (`security import-keyring`). securityd reads the file.
-    public struct ImportKeyring: ServiceRequest {
+    public struct ImportKeyring: ServiceRequest, Codable {
         public typealias Response = KeyringImportReport
-        public static let opcode: UInt8 = 91
         public static let authorization = Authorization.securityTool(operation: "importing a keyring file")
-        static let fileLimit = 64 << 20
         public var file: Data
         public var password: SecretBytes
 
@@ -37,21 +32,11 @@ extension Service {
             self.file = file
             self.password = password
         }
-
-        public init(from reader: inout ByteReader) throws {
-            file = try reader.lengthPrefixed(limit: Self.fileLimit)
-            password = try reader.secret(limit: 64 * 1024)
-        }
-
-        public func encode(to writer: inout ByteWriter) {
-            writer.appendLengthPrefixed(file)
-            writer.appendSecret(password)
-        }
     }
 
     /// What an import did: items added, items here that the file's newer copy replaced, and
     /// items left alone (already here, or newer here).
-    public struct KeyringImportReport: WireCodable, Sendable, Hashable {
+    public struct KeyringImportReport: WireCodable, Sendable, Hashable, Codable {
         public var label: String
         public var imported: UInt32
         public var updated: UInt32
@@ -62,20 +47,6 @@ extension Service {
             self.imported = imported
             self.updated = updated
             self.unchanged = unchanged
-        }
-
-        public init(from reader: inout ByteReader) throws {
-            label = try reader.string(limit: 4096)
-            imported = try reader.integer(UInt32.self)
-            updated = try reader.integer(UInt32.self)
-            unchanged = try reader.integer(UInt32.self)
-        }
-
-        public func encode(to writer: inout ByteWriter) {
-            writer.appendLengthPrefixed(label)
-            writer.appendInteger(imported)
-            writer.appendInteger(updated)
-            writer.appendInteger(unchanged)
         }
     }
 }

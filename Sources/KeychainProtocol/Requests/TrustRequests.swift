@@ -4,9 +4,8 @@ public import KeychainModel
 extension Service {
     /// Evaluates a certificate chain (`SecTrustEvaluateWithError`): securityd builds the
     /// chain to an anchor and applies the policies, as Apple's trustd does.
-    public struct EvaluateTrust: ServiceRequest {
+    public struct EvaluateTrust: ServiceRequest, Codable {
         public typealias Response = TrustEvaluation
-        public static let opcode: UInt8 = 70
         public static let authorization = Authorization.anyCaller
         static let certificateLimit = 64
         static let certificateSize = 64 * 1024
@@ -29,41 +28,22 @@ extension Service {
             self.verifyDate = verifyDate
         }
 
-        public init(from reader: inout ByteReader) throws {
-            certificates = try Self.certificates(from: &reader)
-            guard !certificates.isEmpty else { throw KeychainError.decode("a trust has at least one certificate") }
-            let count = Int(try reader.byte())
-            guard count <= 8 else { throw KeychainError.decode("too many policies") }
-            policies = try (0..<count).map { _ in try TrustPolicy(from: &reader) }
-            anchors = try Self.certificates(from: &reader)
-            trustsSystemRoots = try Bool(from: &reader)
-            verifyDate = Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.integer(UInt64.self)))
-            guard verifyDate.timeIntervalSinceReferenceDate.isFinite else { throw KeychainError.decode("the verify date is not a date") }
-        }
-
-        public func encode(to writer: inout ByteWriter) {
-            Self.encode(certificates, to: &writer)
-            writer.append(UInt8(policies.count))
-            for policy in policies { policy.encode(to: &writer) }
-            Self.encode(anchors, to: &writer)
-            trustsSystemRoots.encode(to: &writer)
-            writer.appendInteger(verifyDate.timeIntervalSinceReferenceDate.bitPattern)
-        }
-
-        static func certificates(from reader: inout ByteReader) throws -> [Data] {
-            let count = Int(try reader.integer(UInt16.self))
-            guard count <= certificateLimit else { throw KeychainError.decode("too many certificates") }
-            return try (0..<count).map { _ in try reader.lengthPrefixed(limit: certificateSize) }
-        }
-
-        static func encode(_ certificates: [Data], to writer: inout ByteWriter) {
-            writer.appendInteger(UInt16(certificates.count))
-            for certificate in certificates { writer.appendLengthPrefixed(certificate) }
+        /// Refuses a request no evaluation should start on: no certificate, or more
+        /// certificates or policies than a chain uses (each one costs the evaluation).
+        ///
+        /// - Throws: `errSecParam` naming what is wrong.
+        public func validate() throws {
+            guard !certificates.isEmpty else { throw KeychainError.param("a trust has at least one certificate") }
+            guard max(certificates.count, anchors.count) <= Self.certificateLimit else { throw KeychainError.param("too many certificates") }
+            guard policies.count <= 8 else { throw KeychainError.param("too many policies") }
+            guard (certificates + anchors).allSatisfy({ $0.count <= Self.certificateSize }) else {
+                throw KeychainError.param("a certificate longer than \(Self.certificateSize) bytes")
+            }
         }
     }
 
     /// A policy a chain is evaluated against (`SecPolicyRef`).
-    public enum TrustPolicy: WireCodable, Hashable {
+    public enum TrustPolicy: WireLeaf, Hashable {
         /// `SecPolicyCreateBasicX509`.
         case basicX509
         /// `SecPolicyCreateSSL`: a server's or a client's certificate, and the server's name.
@@ -100,7 +80,7 @@ extension Service {
 
     /// The outcome of an evaluation: Apple's result type, the status of the check that
     /// decided it (`errSecSuccess` when trusted) with its words, and the chain built.
-    public struct TrustEvaluation: WireCodable, Hashable {
+    public struct TrustEvaluation: WireCodable, Hashable, Codable {
         /// `SecTrustResultType`'s raw value: 4 (unspecified) when trusted, 5 (recoverable
         /// trust failure) when not.
         public var result: UInt8
@@ -113,20 +93,6 @@ extension Service {
             self.status = status
             self.message = message
             self.chain = chain
-        }
-
-        public init(from reader: inout ByteReader) throws {
-            result = try reader.byte()
-            status = try OSStatusCode(from: &reader)
-            message = try reader.string(limit: 4096)
-            chain = try EvaluateTrust.certificates(from: &reader)
-        }
-
-        public func encode(to writer: inout ByteWriter) {
-            writer.append(result)
-            status.encode(to: &writer)
-            writer.appendLengthPrefixed(message)
-            EvaluateTrust.encode(chain, to: &writer)
         }
     }
 }

@@ -11,7 +11,7 @@ public enum TrustSettingsDomain: UInt8, Sendable, Hashable {
     case system = 2
 }
 
-extension TrustSettingsDomain: WireCodable {
+extension TrustSettingsDomain: WireLeaf {
     public init(from reader: inout ByteReader) throws {
         guard let domain = TrustSettingsDomain(rawValue: try reader.byte()) else { throw KeychainError.decode("unknown trust settings domain") }
         self = domain
@@ -34,7 +34,7 @@ public enum TrustSettingsResult: UInt32, Sendable, Hashable {
 
 /// One usage constraint of a certificate's trust settings (a dictionary of Apple's array):
 /// which policy it is for, with which string (an SSL host name), what it decides.
-public struct TrustUsageConstraint: WireCodable, Sendable, Hashable {
+public struct TrustUsageConstraint: WireLeaf, Sendable, Hashable {
     /// The policy by the name `security add-trusted-cert -p` takes (`ssl`, `basic`,
     /// `codeSign`, …); nil: every policy.
     public var policy: String?
@@ -98,7 +98,9 @@ public struct TrustUsageConstraint: WireCodable, Sendable, Hashable {
 
 /// A certificate's trust settings in one domain: its usage constraints, in order (the
 /// first that applies decides); none means trusted as a root for everything.
-public struct TrustSettingsRecord: WireCodable, Sendable, Hashable {
+/// Its codec is also the form a keychain stores (with its parts): frozen, written by
+/// hand, never synthesized, so that a keychain written by an earlier version reads.
+public struct TrustSettingsRecord: WireLeaf, Sendable, Hashable {
     public var certificate: Data
     public var constraints: [TrustUsageConstraint]
 
@@ -139,9 +141,8 @@ extension Service {
     /// a keychain password is set: a trusted root lets its holder impersonate any site to
     /// every program (macOS asks for the user's password here too). The admin domain is
     /// for root only.
-    public struct SetTrustSettings: ServiceRequest {
+    public struct SetTrustSettings: ServiceRequest, Codable {
         public typealias Response = NoResult
-        public static let opcode: UInt8 = 73
         public static let authorization = Authorization.securityToolWithPresence(operation: "changing trust settings")
 
         public var domain: TrustSettingsDomain
@@ -151,23 +152,12 @@ extension Service {
             self.domain = domain
             self.record = record
         }
-
-        public init(from reader: inout ByteReader) throws {
-            domain = try TrustSettingsDomain(from: &reader)
-            record = try TrustSettingsRecord(from: &reader)
-        }
-
-        public func encode(to writer: inout ByteWriter) {
-            domain.encode(to: &writer)
-            record.encode(to: &writer)
-        }
     }
 
     /// Removes a certificate's trust settings from a domain (`security remove-trusted-cert`);
     /// errSecItemNotFound when it has none there.
-    public struct RemoveTrustSettings: ServiceRequest {
+    public struct RemoveTrustSettings: ServiceRequest, Codable {
         public typealias Response = NoResult
-        public static let opcode: UInt8 = 74
         public static let authorization = Authorization.securityToolWithPresence(operation: "changing trust settings")
 
         public var domain: TrustSettingsDomain
@@ -177,38 +167,21 @@ extension Service {
             self.domain = domain
             self.certificate = certificate
         }
-
-        public init(from reader: inout ByteReader) throws {
-            domain = try TrustSettingsDomain(from: &reader)
-            certificate = try reader.lengthPrefixed(limit: EvaluateTrust.certificateSize)
-        }
-
-        public func encode(to writer: inout ByteWriter) {
-            domain.encode(to: &writer)
-            writer.appendLengthPrefixed(certificate)
-        }
     }
 
     /// A domain's trust settings (`SecTrustSettingsCopyCertificates`, `security
     /// dump-trust-settings`): public information, any caller.
-    public struct CopyTrustSettings: ServiceRequest {
+    public struct CopyTrustSettings: ServiceRequest, Codable {
         public typealias Response = TrustSettingsList
-        public static let opcode: UInt8 = 75
         public static let authorization = Authorization.anyCaller
 
         public var domain: TrustSettingsDomain
 
         public init(domain: TrustSettingsDomain) { self.domain = domain }
-
-        public init(from reader: inout ByteReader) throws {
-            domain = try TrustSettingsDomain(from: &reader)
-        }
-
-        public func encode(to writer: inout ByteWriter) { domain.encode(to: &writer) }
     }
 
     /// A domain's records.
-    public struct TrustSettingsList: WireCodable, Sendable {
+    public struct TrustSettingsList: WireLeaf, Sendable {
         public var records: [TrustSettingsRecord]
 
         public init(records: [TrustSettingsRecord]) { self.records = records }

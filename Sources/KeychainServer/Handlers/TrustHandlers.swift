@@ -6,7 +6,8 @@ import KeychainProtocol
 
 extension Service.EvaluateTrust: ServedRequest {
     static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> Service.TrustEvaluation {
-        TrustEvaluator.evaluate(authorized.request, settings: daemon.trustEvaluationSettings())
+        try authorized.request.validate()
+        return TrustEvaluator.evaluate(authorized.request, settings: daemon.trustEvaluationSettings())
     }
 }
 
