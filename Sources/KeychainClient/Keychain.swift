@@ -68,21 +68,11 @@ public struct Keychain: Sendable {
         guard routes.count > 1 || routes.first?.system == true else {
             return try connection.call(Service.CopyMatching(query), context: context)
         }
-        // The keychains in the order named: the first match for one, every match (up to the limit) otherwise.
-        var found: [KeychainValue] = []
-        for route in routes {
-            let result: KeychainValue?
-            do throws(KeychainError) {
-                result = try (route.system ? systemConnection : connection).call(Service.CopyMatching(route.query), context: context)
-            } catch where error.status == OSStatusCode.itemNotFound {
-                continue
-            }
-            guard case .array(let items)? = result, SystemKeychainRoute.returnsArray(query) else { return result }
-            found += items
+        var search = KeychainSearch(query: query)
+        try search.run(routes) { (route) throws(KeychainError) in
+            try (route.system ? systemConnection : connection).call(Service.CopyMatching(route.query), context: context)
         }
-        if case .number(let limit)? = query[QueryKey.matchLimit] { found = Array(found.prefix(Int(limit))) }
-        guard !found.isEmpty else { throw KeychainError(status: OSStatusCode.itemNotFound, message: "no item matches in the keychains searched") }
-        return .array(found)
+        return try search.result()
     }
 
     /// `SecItemUpdate`: changes every matching item (asking the user, in `context`, for
@@ -90,33 +80,16 @@ public struct Keychain: Sendable {
     public func update(
         _ query: [String: KeychainValue], with attributes: [String: KeychainValue], context: AuthenticationContext? = nil
     ) throws(KeychainError) {
-        try eachKeychain(query) { (route) throws(KeychainError) in
+        try KeychainSearch.changeEach(SystemKeychainRoute.split(query)) { (route) throws(KeychainError) in
             try (route.system ? systemConnection : connection).call(Service.Update(route.query, attributes: attributes), context: context)
         }
     }
 
     /// `SecItemDelete`: deletes every matching item.
     public func delete(_ query: [String: KeychainValue]) throws(KeychainError) {
-        try eachKeychain(query) { (route) throws(KeychainError) in
+        try KeychainSearch.changeEach(SystemKeychainRoute.split(query)) { (route) throws(KeychainError) in
             try (route.system ? systemConnection : connection).call(Service.Delete(route.query), context: nil)
         }
-    }
-
-    /// Runs `body` for each daemon the query's keychains are served by; errSecItemNotFound
-    /// only when no keychain had a match.
-    private func eachKeychain(_ query: [String: KeychainValue], _ body: (SystemKeychainRoute) throws(KeychainError) -> Void) throws(KeychainError) {
-        let routes = SystemKeychainRoute.split(query)
-        var matched = false
-        var notFound: KeychainError?
-        for route in routes {
-            do throws(KeychainError) {
-                try body(route)
-                matched = true
-            } catch where error.status == OSStatusCode.itemNotFound {
-                notFound = error
-            }
-        }
-        if !matched, let notFound { throw notFound }
     }
 
     /// Evaluates a certificate chain in securityd (`SecTrustEvaluateWithError`).

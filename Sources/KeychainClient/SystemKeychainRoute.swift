@@ -31,13 +31,4 @@ struct SystemKeychainRoute {
         // The System keychain's place in the list decides which is searched first.
         return named.firstIndex(where: { $0 != system })! < index ? [user, systemRoute] : [systemRoute, user]
     }
-
-    /// Whether the query asks for every match (or a count) rather than one.
-    static func returnsArray(_ query: [String: KeychainValue]) -> Bool {
-        switch query[QueryKey.matchLimit] {
-        case .string(let limit)?: limit == QueryKey.matchLimitAll
-        case .number?: true
-        default: false
-        }
-    }
 }

@@ -147,13 +147,7 @@ extension ItemQuery {
     }
 
     private mutating func parseMatchLimit(_ value: KeychainValue, for operation: ItemOperation) throws {
-        let parsed: MatchLimit
-        switch value {
-        case .string(QueryKey.matchLimitOne): parsed = .one
-        case .string(QueryKey.matchLimitAll): parsed = .all
-        case .number(let n) where n > 0: parsed = n == 1 ? .one : .count(Int(clamping: n))
-        default: throw KeychainError.param("kSecMatchLimit must be kSecMatchLimitOne, kSecMatchLimitAll or a positive number")
-        }
+        let parsed = try MatchLimit(value)
         switch operation {
         case .copyMatching:
             limit = parsed
@@ -301,6 +295,21 @@ extension ItemChanges {
         if let accessControl {
             try ItemQuery.check(accessControl, protection: protection, synchronizable: synchronizable == true)
             protection = accessControl.protection
+        }
+    }
+}
+
+extension ItemQuery.MatchLimit {
+    /// A `kSecMatchLimit` value.
+    ///
+    /// - Throws: `errSecParam` for anything but kSecMatchLimitOne, kSecMatchLimitAll or a
+    ///   positive number.
+    public init(_ value: KeychainValue) throws {
+        switch value {
+        case .string(QueryKey.matchLimitOne): self = .one
+        case .string(QueryKey.matchLimitAll): self = .all
+        case .number(let n) where n > 0: self = n == 1 ? .one : .count(Int(clamping: n))
+        default: throw KeychainError.param("kSecMatchLimit must be kSecMatchLimitOne, kSecMatchLimitAll or a positive number")
         }
     }
 }

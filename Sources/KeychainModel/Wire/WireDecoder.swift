@@ -9,21 +9,30 @@ import FoundationEssentials
 public enum WireDecoder {
     public static func decode<Value: Decodable>(_ type: Value.Type, from reader: inout ByteReader) throws -> Value {
         let source = WireSource(reader)
+        let value: Value
         do {
-            let value = try Value(from: WireDecoding(source: source))
-            reader = source.reader
-            return value
+            value = try Value(from: WireDecoding(source: source))
         } catch let error as KeychainError {
             throw error
         } catch {
-            throw KeychainError.decode("malformed \(Value.self)")
+            throw source.askedForKeys ? noWireForm(Value.self) : KeychainError.decode("malformed \(Value.self)")
         }
+        if source.askedForKeys { throw noWireForm(Value.self) }
+        reader = source.reader
+        return value
+    }
+
+    private static func noWireForm(_ type: Any.Type) -> KeychainError {
+        KeychainError(status: OSStatusCode.internalComponent, message: "\(type) has a part with no wire form (a dictionary or an enum with values)")
     }
 }
 
 /// The bytes being read, shared by the containers of one decoding.
 final class WireSource {
     var reader: ByteReader
+    /// Whether a part asked for the keys present, which only a dictionary or an enum with
+    /// values does: the wire has no keys, so such a part has no form there.
+    var askedForKeys = false
 
     init(_ reader: ByteReader) { self.reader = reader }
 
@@ -89,9 +98,12 @@ struct WireDecoding: Decoder {
 struct KeyedWireDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let source: WireSource
     var codingPath: [any CodingKey] { [] }
-    /// None: the wire has no keys, so a dictionary or an enum with associated values
-    /// decodes as nothing (and their round trip fails): give them a WireCodable codec.
-    var allKeys: [Key] { [] }
+    /// None: the wire has no keys. Only a dictionary or an enum with values asks; the
+    /// decoding then fails (``WireSource/askedForKeys``): give such a type a WireLeaf codec.
+    var allKeys: [Key] {
+        source.askedForKeys = true
+        return []
+    }
 
     func contains(_ key: Key) -> Bool { true }
     func decodeNil(forKey key: Key) throws -> Bool { try source.isNil() }
