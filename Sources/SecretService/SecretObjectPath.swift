@@ -2,7 +2,7 @@ import KeychainModel
 
 /// The object paths of the Secret Service (its specification, "Object Paths"), and what each
 /// names. A collection is named by its own path (`…/collection/NAME`) or an alias
-/// (`…/aliases/ALIAS`); which collection that is depends on the caller (``SecretServiceProvider``).
+/// (`…/aliases/ALIAS`); which collection that is depends on the caller (``SecretServiceCore``).
 enum SecretObjectPath: Equatable {
     /// How a path names a collection.
     enum Place: Equatable {
@@ -18,6 +18,8 @@ enum SecretObjectPath: Equatable {
     /// A path between objects (`…/collection`, `…/aliases`, `…/session`, `…/prompt`):
     /// introspectable, with no interface of its own.
     case node(String)
+    /// xdg-desktop-portal's back end (``SecretPortal``).
+    case portal
 
     static let root = "/org/freedesktop/secrets"
     static let noPrompt = "/"
@@ -29,6 +31,10 @@ enum SecretObjectPath: Equatable {
 
     /// What `path` names, or nil for a path that can never name an object here.
     init?(_ path: String) {
+        if path == SecretPortal.path {
+            self = .portal
+            return
+        }
         guard path == Self.root || path.hasPrefix(Self.root + "/") else { return nil }
         let e = path.dropFirst(Self.root.count).split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         func place() -> Place? {

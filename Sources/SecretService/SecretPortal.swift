@@ -1,4 +1,3 @@
-import CSystemd
 import FoundationEssentials
 import KeychainCallers
 import KeychainModel
@@ -18,9 +17,32 @@ import Glibc
 /// name any app. The portal is recognised by its executable (CallerScopes).
 enum SecretPortal {
     static let path = "/org/freedesktop/portal/desktop"
-    static let interface = "org.freedesktop.impl.portal.Secret"
+    static let interface = BusInterface(
+        "org.freedesktop.impl.portal.Secret",
+        methods: [
+            BusMethod("RetrieveSecret", in: ["handle": "o", "app_id": "s", "fd": "h", "options": "a{sv}"], out: ["response": "u", "results": "a{sv}"]) {
+                try retrieveSecret($0, $1)
+            }
+        ],
+        properties: [BusProperty(name: "version", type: "u")])
+    static let properties: [(String, BusValue)] = [("version", .uint32(1))]
     static let schema = "org.freedesktop.portal.Secret"
     static let secretSize = 64
+
+    /// Writes the app's secret to the fd the portal gave; response 0, or 2 (failed: no valid
+    /// app id — a host app, which has no sandbox to key — or the keychain is locked).
+    private static func retrieveSecret(_ core: SecretServiceCore, _ call: BusInvocation) throws -> [BusValue] {
+        let appID = try call.arguments[1].string()
+        let fd = try call.arguments[2].unixFD()
+        guard core.peers?.isPortal(call.call.sender) == true else {
+            throw BusError.accessDenied("only xdg-desktop-portal retrieves applications' secrets")
+        }
+        var response: UInt32 = 2
+        if SecretScope.flatpak(appID) != nil, !core.store.secretServiceIsLocked(), let secret = try? secret(for: appID, in: core.store), write(secret, to: fd) {
+            response = 0
+        }
+        return [.uint32(response), .properties([])]
+    }
 
     /// The app's master secret, made the first time it is asked for.
     static func secret(for appID: String, in store: KeychainStore) throws -> SecretBytes {

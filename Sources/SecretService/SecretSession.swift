@@ -73,25 +73,26 @@ public struct SecretSession: Sendable {
         self.key = key
     }
 
-    /// A secret as it leaves the service: `(parameters, value)` of the Secret struct.
-    public func encode(_ secret: SecretBytes) -> (parameters: [UInt8], value: [UInt8]) {
-        guard let key else { return ([], secret.withUnsafeBytes { Array($0) }) }
+    /// A secret as it leaves the service: `(parameters, value)` of the Secret struct, the
+    /// value in zeroing storage (in a plain session it is the plaintext).
+    public func encode(_ secret: SecretBytes) -> (parameters: SecretBytes, value: SecretBytes) {
+        guard let key else { return (SecretBytes([]), secret) }
         let iv = AES._CBC.IV()
         // Encrypting whole, padded input with a 128-bit key cannot fail.
         let value = secret.withUnsafeBytes { try! AES._CBC.encrypt($0, using: key, iv: iv) }
-        return (Array(iv), Array(value))
+        return (SecretBytes(iv), SecretBytes(value))
     }
 
     /// A secret a client sent: its plaintext.
     ///
     /// - Throws: ``Failure/invalidParameters`` or ``Failure/invalidValue``.
-    public func decode(parameters: [UInt8], value: [UInt8]) throws(Failure) -> SecretBytes {
+    public func decode(parameters: SecretBytes, value: SecretBytes) throws(Failure) -> SecretBytes {
         guard let key else {
             guard parameters.isEmpty else { throw .invalidParameters }
-            return SecretBytes(value)
+            return value
         }
-        guard parameters.count == 16, let iv = try? AES._CBC.IV(ivBytes: parameters) else { throw .invalidParameters }
-        guard !value.isEmpty, value.count % 16 == 0, let plaintext = try? AES._CBC.decrypt(value, using: key, iv: iv) else {
+        guard parameters.count == 16, let iv = parameters.withUnsafeBytes({ try? AES._CBC.IV(ivBytes: $0) }) else { throw .invalidParameters }
+        guard !value.isEmpty, value.count % 16 == 0, let plaintext = value.withUnsafeBytes({ try? AES._CBC.decrypt($0, using: key, iv: iv) }) else {
             throw .invalidValue
         }
         return SecretBytes(plaintext)

@@ -7,7 +7,7 @@ import KeychainStore
 /// as before collections existed), the session collection (memory), and those it made (an
 /// access group each). A path naming anything else — another scope's collection among
 /// them — is NoSuchObject.
-extension SecretServiceProvider {
+extension SecretServiceCore {
     /// One collection of one scope, resolved.
     struct ScopedCollection {
         let name: String
