@@ -278,7 +278,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SecretServiceTests",
-            dependencies: ["SecretService", "KeychainModel", "KeychainTestSupport"],
+            dependencies: ["SecretService", "KeychainCallers", "KeychainModel", "KeychainStore", "KeychainTestSupport"],
             swiftSettings: testHooks
         ),
         .testTarget(name: "KeychainModelTests", dependencies: ["KeychainModel", "KeychainProtocol", "KeychainSystem"], swiftSettings: testHooks),
