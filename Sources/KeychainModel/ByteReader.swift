@@ -68,7 +68,17 @@ public struct ByteReader {
 
     /// An optional secret: a presence byte, then ``secret(limit:)``.
     public mutating func optionalSecret(limit: Int) throws -> SecretBytes? {
-        try byte() == 1 ? try secret(limit: limit) : nil
+        try optional { try $0.secret(limit: limit) }
+    }
+
+    /// An optional value: a presence byte (0 or 1, anything else refused), then what `read`
+    /// reads when it is 1.
+    public mutating func optional<T>(_ read: (inout ByteReader) throws -> T) throws -> T? {
+        switch try byte() {
+        case 0: return nil
+        case 1: return try read(&self)
+        default: throw KeychainError.decode("a presence byte is 0 or 1")
+        }
     }
 
     /// Everything not read yet.

@@ -160,4 +160,32 @@ import Testing
         #expect(asked.bytes.allSatisfy { $0 == 0 })  // the request was zeroed once sent
         close(caller)
     }
+
+    /// The key requests have codecs written by hand for speed: each must write exactly
+    /// WireEncoder's form and read it back.
+    @Test func keyRequestsWriteWireEncodersForm() throws {
+        func expectSameForm<Message: WireCodable & Codable>(_ message: Message) throws {
+            var hand = ByteWriter()
+            message.encode(to: &hand)
+            var generic = ByteWriter()
+            WireEncoder.encode(message, to: &generic)
+            #expect(hand.bytes == generic.bytes, "\(Message.self)")
+            var reader = ByteReader(Data(generic.bytes))
+            var again = ByteWriter()
+            WireEncoder.encode(try Message(from: &reader), to: &again)
+            #expect(again.bytes == generic.bytes && reader.isAtEnd)
+        }
+        let access = try AccessControl(protection: .whenUnlockedThisDeviceOnly, flags: [.userPresence])
+        for keychain in [nil, UUID()] as [UUID?] {
+            try expectSameForm(EnclaveCall.IndexKey(keychain: keychain))
+            try expectSameForm(EnclaveCall.MetadataKey(.afterFirstUnlock, keychain: keychain))
+            for (access, context) in [(nil, nil), (access, Data(count: 16))] as [(AccessControl?, Data?)] {
+                try expectSameForm(EnclaveCall.WrapItemKey(.always, ItemKey.generate(), associatedData: Data([1]), access: access, context: context, keychain: keychain))
+                try expectSameForm(EnclaveCall.UnwrapItemKey(.always, wrapped: Data(count: 60), associatedData: Data(), access: access, context: context, keychain: keychain))
+                try expectSameForm(EnclaveCall.WrapItemKey.Response(wrapped: Data(count: 60), access: access))
+            }
+        }
+        try expectSameForm(EnclaveCall.UseEnclaveKey(blob: Data(count: 90), operation: .decrypt(algorithm: "x", data: Data([1])), context: Data(count: 16)))
+        try expectSameForm(EnclaveCall.EnclaveKeyOutput(SecretBytes([1, 2, 3])))
+    }
 }

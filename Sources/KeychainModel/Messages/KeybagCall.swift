@@ -105,5 +105,8 @@ public enum KeybagCall {
         public var output: SecretBytes
 
         public init(_ output: SecretBytes) { self.output = output }
+        // By hand, as WireEncoder writes it: every enclave-key operation returns one.
+        public init(from reader: inout ByteReader) throws { output = try reader.secret(limit: reader.remaining) }
+        public func encode(to writer: inout ByteWriter) { writer.appendSecret(output) }
     }
 }

@@ -40,9 +40,11 @@ extension SecretBytes: Codable {
     }
 }
 
-/// The answer of a request that returns nothing but its status.
+/// The answer of a request that returns nothing but its status: no bytes.
 public struct NoResult: WireCodable, Codable, Hashable {
     public init() {}
+    public init(from reader: inout ByteReader) throws {}
+    public func encode(to writer: inout ByteWriter) {}
 }
 
 extension KeychainValue: WireLeaf {

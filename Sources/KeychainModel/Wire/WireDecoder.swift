@@ -18,6 +18,7 @@ public enum WireDecoder {
             throw source.askedForKeys ? noWireForm(Value.self) : KeychainError.decode("malformed \(Value.self)")
         }
         if source.askedForKeys { throw noWireForm(Value.self) }
+        if let failure = source.failure { throw failure }
         reader = source.reader
         return value
     }
@@ -33,18 +34,21 @@ final class WireSource {
     /// Whether a part asked for the keys present, which only a dictionary or an enum with
     /// values does: the wire has no keys, so such a part has no form there.
     var askedForKeys = false
+    /// A failure a non-throwing requirement could not throw (``SingleWireDecoding/decodeNil()``).
+    var failure: KeychainError?
 
     init(_ reader: ByteReader) { self.reader = reader }
 
     func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
-        // As the encoder: its own codec first, then the types with a fixed form.
-        if let wire = type as? any WireCodable.Type { return try wire.init(from: &reader) as! Value }
+        // As the encoder: the types with a fixed form by their metatype, those with a codec of
+        // their own, then the type's Codable decoding (a struct's properties, a raw value).
         if type == String.self { return try string() as! Value }
         if type == Data.self { return try reader.lengthPrefixed() as! Value }
         if type == SecretBytes.self { return try reader.secret(limit: reader.remaining) as! Value }
+        if type == UUID.self { return try UUID(from: &reader) as! Value }
         if type == Date.self { return try date() as! Value }
         if type == [String: KeychainValue].self { return try reader.dictionary() as! Value }
-        if let optional = type as? any WireOptionalDecodable.Type { return try optional.decode(from: self) as! Value }
+        if let leaf = type as? any WireCodable.Type { return try leaf.init(from: &reader) as! Value }
         return try Value(from: WireDecoding(source: self))
     }
 
@@ -66,18 +70,6 @@ final class WireSource {
         case 1: false
         default: throw KeychainError.decode("a presence byte is 0 or 1")
         }
-    }
-}
-
-/// An optional, seen through its metatype: the decoder reads its presence byte strictly
-/// (the standard library's own decoding would go through a `decodeNil` that cannot throw).
-protocol WireOptionalDecodable {
-    static func decode(from source: WireSource) throws -> Self
-}
-
-extension Optional: WireOptionalDecodable where Wrapped: Decodable {
-    static func decode(from source: WireSource) throws -> Self {
-        try source.isNil() ? nil : try source.decode(Wrapped.self)
     }
 }
 
@@ -192,9 +184,17 @@ struct SingleWireDecoding: SingleValueDecodingContainer {
     let source: WireSource
     var codingPath: [any CodingKey] { [] }
 
-    /// Not reached for an optional (``WireOptionalDecodable`` reads those); a byte that is
-    /// not 0 counts as present, and the value's own decoding then fails on what follows.
-    func decodeNil() -> Bool { (try? source.isNil()) ?? false }
+    /// An optional's presence byte (an optional in an array: a struct's optional
+    /// properties are read by decodeIfPresent). The protocol's decodeNil cannot throw: a
+    /// byte that is neither 0 nor 1 is remembered, and fails the decoding at its end.
+    func decodeNil() -> Bool {
+        do {
+            return try source.isNil()
+        } catch {
+            source.failure = error as? KeychainError
+            return true
+        }
+    }
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try source.decode(type) }
     func decode(_ type: Bool.Type) throws -> Bool { try source.bool() }
     func decode(_ type: String.Type) throws -> String { try source.string() }

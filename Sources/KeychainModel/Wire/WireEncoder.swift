@@ -57,15 +57,28 @@ final class WireSink {
     var writer = ByteWriter(capacity: 0)
 
     func encode<Value: Encodable>(_ value: Value) {
-        switch value {
-        case let value as any WireCodable: value.encode(to: &writer)
-        case let string as String: writer.appendLengthPrefixed(string)
-        case let data as Data: writer.appendLengthPrefixed(data)
-        case let secret as SecretBytes: writer.appendSecret(secret)
-        case let date as Date: writer.appendInteger(date.timeIntervalSinceReferenceDate.bitPattern)
-        case let query as [String: KeychainValue]: KeychainValue.dictionary(query).encode(to: &writer)
-        case let optional as any WireOptional: optional.encodeWire(into: self)
-        default: try! value.encode(to: WireEncoding(sink: self))  // as in WireEncoder.encode
+        // The types with a fixed form, told apart by their metatype (a comparison; a cast of
+        // the value looks a conformance up), then those with a codec of their own.
+        if Value.self == String.self {
+            writer.appendLengthPrefixed(value as! String)
+        } else if Value.self == Data.self {
+            writer.appendLengthPrefixed(value as! Data)
+        } else if Value.self == SecretBytes.self {
+            writer.appendSecret(value as! SecretBytes)
+        } else if Value.self == UUID.self {
+            (value as! UUID).encode(to: &writer)
+        } else if Value.self == Date.self {
+            writer.appendInteger((value as! Date).timeIntervalSinceReferenceDate.bitPattern)
+        } else if Value.self == [String: KeychainValue].self {
+            KeychainValue.dictionary(value as! [String: KeychainValue]).encode(to: &writer)
+        } else if let leaf = value as? any WireCodable {
+            // Its own codec: a WireLeaf's (whatever Codable the compiler gave it), or a
+            // message's, which comes back here through WireEncoder. The hot messages do not
+            // pass here: they call their own codecs directly.
+            leaf.encode(to: &writer)
+        } else {
+            // A struct's properties, a raw value's raw value.
+            try! value.encode(to: WireEncoding(sink: self))  // as in WireEncoder.encode
         }
     }
 
@@ -160,7 +173,9 @@ struct UnkeyedWireEncoding: UnkeyedEncodingContainer {
     }
 
     mutating func encode<T: Encodable>(_ value: T) {
-        sink.encode(value)
+        // An optional in an array has its presence byte (a struct's optional properties
+        // have theirs from encodeIfPresent).
+        if let optional = value as? any WireOptional { optional.encodeWire(into: sink) } else { sink.encode(value) }
         counted()
     }
 

@@ -111,7 +111,8 @@ extension WireProtocol {
         var out = ByteWriter()
         out.append(version)
         (error.status == .success ? OSStatusCode.internalComponent : error.status).encode(to: &out)
-        out.appendLengthPrefixed(String(error.message.prefix(messageLimit / 4)))  // fits the limit in any UTF-8
+        // Cut only a message too long to be read (a quarter of the limit in characters fits in any UTF-8).
+        out.appendLengthPrefixed(error.message.utf8.count <= messageLimit ? error.message : String(error.message.prefix(messageLimit / 4)))
         error.details.encode(to: &out)
         return out
     }
