@@ -6,15 +6,17 @@ struct BusInterface: Sendable {
     let methods: [BusMethod]
     let properties: [BusProperty]
     let signals: [BusSignal]
+    private let byName: [String: BusMethod]
 
     init(_ name: String, methods: [BusMethod], properties: [BusProperty] = [], signals: [BusSignal] = []) {
         self.name = name
         self.methods = methods
         self.properties = properties
         self.signals = signals
+        byName = Dictionary(methods.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    func method(_ member: String) -> BusMethod? { methods.first { $0.name == member } }
+    func method(_ member: String) -> BusMethod? { byName[member] }
 
     /// Its `<interface>` element of the introspection data.
     var introspection: String {
@@ -65,9 +67,11 @@ struct BusMethod: Sendable {
         self.outputs = outputs.map { BusArgument(name: $0.key, type: $0.value) }
         self.sensitiveReply = sensitiveReply
         self.handler = handler
+        inputSignature = self.inputs.map(\.type).joined()
     }
 
-    var inputSignature: String { inputs.map(\.type).joined() }
+    /// What a call's arguments must be.
+    let inputSignature: String
 }
 
 struct BusProperty: Sendable {

@@ -5,7 +5,7 @@ import KeychainModel
 ///
 /// Byte arrays (`ay`) are held in zeroing storage: in a plain session a secret's value is
 /// its plaintext.
-indirect enum BusValue: Sendable {
+enum BusValue: Sendable {
     case byte(UInt8)
     case bool(Bool)
     case int16(Int16)
@@ -23,9 +23,11 @@ indirect enum BusValue: Sendable {
     case bytes(SecretBytes)
     /// An array of values of one type, `a` + `element`.
     case array(element: String, [BusValue])
-    case dictEntry(BusValue, BusValue)
+    // Only the cases that hold a value directly are boxed: an enum wholly `indirect` put
+    // every string and number of every message in a heap allocation of its own.
+    indirect case dictEntry(BusValue, BusValue)
     case structure([BusValue])
-    case variant(BusValue)
+    indirect case variant(BusValue)
 
     /// Its D-Bus type signature.
     var signature: String {
@@ -165,5 +167,16 @@ enum PropertyInput: Equatable {
         case .array("{ss}", _): self = (try? value.stringDictionary()).map(PropertyInput.attributes) ?? .other
         default: self = .other
         }
+    }
+}
+
+extension [String: PropertyInput] {
+    /// The string property `name`, if the client gave it.
+    ///
+    /// - Throws: InvalidArgs when it is not a string.
+    func string(_ name: String) throws -> String? {
+        guard let given = self[name] else { return nil }
+        guard case .string(let string) = given else { throw BusError.invalidArgs("\(name) is a string") }
+        return string
     }
 }

@@ -37,11 +37,7 @@ extension SecretServiceCore {
         let collection = try collection(of: call)
         let properties = try call.arguments[0].properties()
         let replace = try call.arguments[2].bool()
-        var label = ""
-        if let given = properties[Self.itemInterface.name + ".Label"] {
-            guard case .string(let string) = given else { throw BusError.invalidArgs("\(Self.itemInterface.name).Label is a string") }
-            label = string
-        }
+        let label = try properties.string(Self.itemInterface.name + ".Label") ?? ""
         var attributes: [String: String] = [:]
         if let given = properties[Self.itemInterface.name + ".Attributes"] {
             guard case .attributes(let dictionary) = given else { throw BusError.invalidArgs("\(Self.itemInterface.name).Attributes is an a{ss}") }

@@ -65,3 +65,35 @@ enum SecretObjectPath: Equatable {
         }
     }
 }
+
+extension SecretObjectPath {
+    /// What kind of object a path names, whatever it is called.
+    enum Kind: CaseIterable {
+        case service, collection, item, session, prompt, node, portal
+
+        /// A path of this kind (its interfaces are the kind's).
+        var example: SecretObjectPath {
+            switch self {
+            case .service: .service
+            case .collection: .collection(.named("x"))
+            case .item: .item(.named("x"), id: "x")
+            case .session: .session(id: "x")
+            case .prompt: .prompt(id: "x")
+            case .node: .node("x")
+            case .portal: .portal
+            }
+        }
+    }
+
+    var kind: Kind {
+        switch self {
+        case .service: .service
+        case .collection: .collection
+        case .item: .item
+        case .session: .session
+        case .prompt: .prompt
+        case .node: .node
+        case .portal: .portal
+        }
+    }
+}

@@ -137,6 +137,14 @@ final class SecretServiceCore {
         }
     }
 
+    private static let everyObjectsInterfaces: [SecretObjectPath.Kind: [BusInterface]] = Dictionary(
+        uniqueKeysWithValues: SecretObjectPath.Kind.allCases.map { ($0, standardInterfaces + interfaces(of: $0.example)) })
+
+    /// The standard interfaces and the object's own, in that order.
+    static func allInterfaces(of object: SecretObjectPath) -> [BusInterface] {
+        everyObjectsInterfaces[object.kind] ?? standardInterfaces
+    }
+
     /// Serves one call: its reply, and the signals to send after it.
     func handle(_ call: BusCall) -> (reply: BusReply, signals: [BusSignalMessage]) {
         outgoing = []
@@ -154,7 +162,7 @@ final class SecretServiceCore {
 
     private func dispatch(_ call: BusCall) throws -> BusReply {
         guard let object = SecretObjectPath(call.path) else { return try introspectAbove(call) }
-        let interfaces = Self.standardInterfaces + Self.interfaces(of: object)
+        let interfaces = Self.allInterfaces(of: object)
         let named = call.interface ?? interfaces.first { $0.method(call.member) != nil }?.name ?? ""
         let caller: Connection? = object == .portal ? nil : try connection(for: call.sender)
         // Objects outside the caller's view are missing, whatever the interface. GetSecret —

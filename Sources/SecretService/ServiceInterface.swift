@@ -55,11 +55,7 @@ extension SecretServiceCore {
         let caller = try call.caller
         let properties = try call.arguments[0].properties()
         let alias = try call.arguments[1].string()
-        var label = ""
-        if let given = properties[Self.collectionInterface.name + ".Label"] {
-            guard case .string(let string) = given else { throw BusError.invalidArgs("\(Self.collectionInterface.name).Label is a string") }
-            label = string
-        }
+        let label = try properties.string(Self.collectionInterface.name + ".Label") ?? ""
         guard alias.isEmpty || SecretServiceCollection.isValidName(alias) else {
             throw BusError.invalidArgs("an alias is 1 to 64 letters, digits or _")
         }
