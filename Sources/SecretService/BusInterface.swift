@@ -55,17 +55,23 @@ struct BusMethod: Sendable {
     let outputs: [BusArgument]
     /// Whether its reply carries a secret (the adapter has it freed zeroed).
     let sensitiveReply: Bool
+    /// Whether the signals of a change go out before the reply (a deleted collection, a
+    /// lock, a property set: the order the service had before the core was split out; a
+    /// dbus-daemon routing them after the reply makes the caller's next call wait, which
+    /// keychain-bench's scratch collection showed).
+    let signalsFirst: Bool
     let handler: Handler
 
     /// - Parameters: `in` and `out` as (name, type) pairs, in order.
     init(
         _ name: String, in inputs: KeyValuePairs<String, String> = [:], out outputs: KeyValuePairs<String, String> = [:],
-        sensitiveReply: Bool = false, _ handler: @escaping Handler
+        sensitiveReply: Bool = false, signalsFirst: Bool = false, _ handler: @escaping Handler
     ) {
         self.name = name
         self.inputs = inputs.map { BusArgument(name: $0.key, type: $0.value) }
         self.outputs = outputs.map { BusArgument(name: $0.key, type: $0.value) }
         self.sensitiveReply = sensitiveReply
+        self.signalsFirst = signalsFirst
         self.handler = handler
         inputSignature = self.inputs.map(\.type).joined()
     }
@@ -122,4 +128,12 @@ struct BusCall {
 enum BusReply {
     case values([BusValue], sensitive: Bool)
     case error(BusError)
+}
+
+/// A call's outcome: its reply, and the signals to send with it.
+struct BusResponse {
+    let reply: BusReply
+    let signals: [BusSignalMessage]
+    /// Whether the signals go before the reply (``BusMethod/signalsFirst``).
+    var signalsFirst = false
 }

@@ -7,7 +7,7 @@ extension SecretServiceCore {
     static let collectionInterface = BusInterface(
         "org.freedesktop.Secret.Collection",
         methods: [
-            BusMethod("Delete", out: ["prompt": "o"]) { try $0.deleteCollection($1) },
+            BusMethod("Delete", out: ["prompt": "o"], signalsFirst: true) { try $0.deleteCollection($1) },
             BusMethod("SearchItems", in: ["attributes": "a{ss}"], out: ["results": "ao"]) { try $0.searchCollection($1) },
             BusMethod("CreateItem", in: ["properties": "a{sv}", "secret": "(oayays)", "replace": "b"], out: ["item": "o", "prompt": "o"]) {
                 try $0.createItem($1)

@@ -17,7 +17,7 @@ extension SecretServiceCore {
             BusMethod("GetAll", in: ["interface": "s"], out: ["properties": "a{sv}"]) { core, call in
                 [.properties(try core.propertyValues(call.object, interface: try call.arguments[0].string(), call.connection))]
             },
-            BusMethod("Set", in: ["interface": "s", "property": "s", "value": "v"]) { try $0.setProperty($1) },
+            BusMethod("Set", in: ["interface": "s", "property": "s", "value": "v"], signalsFirst: true) { try $0.setProperty($1) },
         ],
         signals: [BusSignal("PropertiesChanged", ["interface": "s", "changed_properties": "a{sv}", "invalidated_properties": "as"])])
 

@@ -40,8 +40,12 @@ final class SecretServiceCore {
     /// Asks the bus thread to call ``completeFinishedPrompts()`` (from any thread).
     private let wakeUp: @Sendable () -> Void
     private let finishedPrompts = BlockingMutex<[FinishedPrompt]>([])
-    /// Signals of the call being handled, sent after its reply.
+    /// Signals of the call being handled, sent with its reply.
     private var outgoing: [BusSignalMessage] = []
+    /// Whether the method being handled sends its signals first.
+    private var signalsFirst = false
+    /// Work that waits until the reply is on its way (``afterReply(_:)``).
+    private var deferred: [() -> Void] = []
     /// Each scope's collections and aliases as stored (by owner), read once and dropped
     /// whenever this service changes them: a search needs no read of its own to find them.
     var storedCollections: [String: [SecretServiceCollection]] = [:]
@@ -145,9 +149,10 @@ final class SecretServiceCore {
         everyObjectsInterfaces[object.kind] ?? standardInterfaces
     }
 
-    /// Serves one call: its reply, and the signals to send after it.
-    func handle(_ call: BusCall) -> (reply: BusReply, signals: [BusSignalMessage]) {
+    /// Serves one call: its reply, and the signals to send with it.
+    func handle(_ call: BusCall) -> BusResponse {
         outgoing = []
+        signalsFirst = false
         let reply: BusReply
         do {
             reply = try dispatch(call)
@@ -157,7 +162,7 @@ final class SecretServiceCore {
             reply = .error(.failed("internal error"))
         }
         defer { outgoing = [] }
-        return (reply, outgoing)
+        return BusResponse(reply: reply, signals: outgoing, signalsFirst: signalsFirst)
     }
 
     private func dispatch(_ call: BusCall) throws -> BusReply {
@@ -177,6 +182,7 @@ final class SecretServiceCore {
         guard call.signature == method.inputSignature else {
             throw BusError.invalidArgs("\(call.member) takes (\(method.inputSignature)), not (\(call.signature))")
         }
+        signalsFirst = method.signalsFirst
         let values = try method.handler(self, BusInvocation(call: call, object: object, connection: caller))
         return .values(values, sensitive: method.sensitiveReply)
     }
@@ -266,7 +272,23 @@ final class SecretServiceCore {
 
     // MARK: - Signals
 
-    /// Queues a signal: sent after the reply of the call being handled.
+    /// Runs `work` once the reply of the call being handled is sent: what only signals need
+    /// (re-reading the scope's collections for `Collections`) does not delay the caller.
+    func afterReply(_ work: @escaping () -> Void) {
+        deferred.append(work)
+    }
+
+    /// Runs the work deferred by the last call: the signals it makes, to send now.
+    func runAfterReply() -> [BusSignalMessage] {
+        outgoing = []
+        defer { outgoing = [] }
+        let work = deferred
+        deferred = []
+        for item in work { item() }
+        return outgoing
+    }
+
+    /// Queues a signal: sent with the reply of the call being handled.
     func send(_ member: String, interface: String, path: String, to destination: String, _ values: [BusValue]) {
         outgoing.append(BusSignalMessage(destination: destination, path: path, interface: interface, member: member, values: values))
     }

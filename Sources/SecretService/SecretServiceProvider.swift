@@ -164,8 +164,9 @@ public final class SecretServiceProvider: BusPeers, @unchecked Sendable {
             sender: string(sd_bus_message_get_sender(message)) ?? "", path: string(sd_bus_message_get_path(message)) ?? "",
             interface: string(sd_bus_message_get_interface(message)), member: string(sd_bus_message_get_member(message)) ?? "",
             arguments: arguments)
-        let (reply, signals) = core.handle(call)
-        switch reply {
+        let response = core.handle(call)
+        if response.signalsFirst { send(response.signals) }
+        switch response.reply {
         case .values(let values, let sensitive):
             var answer: OpaquePointer?
             guard sd_bus_message_new_method_return(message, &answer) >= 0, let answer else {
@@ -182,7 +183,8 @@ public final class SecretServiceProvider: BusPeers, @unchecked Sendable {
         case .error(let error):
             _ = trousseau_bus_reply_error(message, error.name, error.message)
         }
-        send(signals)
+        if !response.signalsFirst { send(response.signals) }
+        send(core.runAfterReply())
     }
 
     private func send(_ signals: [BusSignalMessage]) {

@@ -14,7 +14,7 @@ extension SecretServiceCore {
                 return [.objectPaths(unlocked), .objectPaths(locked)]
             },
             BusMethod("Unlock", in: ["objects": "ao"], out: ["unlocked": "ao", "prompt": "o"]) { try $0.unlock($1) },
-            BusMethod("Lock", in: ["objects": "ao"], out: ["locked": "ao", "Prompt": "o"]) { try $0.lock($1) },
+            BusMethod("Lock", in: ["objects": "ao"], out: ["locked": "ao", "Prompt": "o"], signalsFirst: true) { try $0.lock($1) },
             BusMethod("GetSecrets", in: ["items": "ao", "session": "o"], out: ["secrets": "a{o(oayays)}"], sensitiveReply: true) { try $0.getSecrets($1) },
             BusMethod("ReadAlias", in: ["name": "s"], out: ["collection": "o"]) { core, call in
                 let path = try core.aliases(try call.caller)[try call.arguments[0].string()].map(SecretObjectPath.collectionPath)
@@ -74,7 +74,7 @@ extension SecretServiceCore {
         }
         forgetCollections(of: caller.scope.defaultGroup)
         let path = SecretObjectPath.collectionPath(created.name)
-        announceCollections("CollectionCreated", path, caller)
+        afterReply { self.announceCollections("CollectionCreated", path, caller) }
         return [.objectPath(path), .objectPath(SecretObjectPath.noPrompt)]
     }
 

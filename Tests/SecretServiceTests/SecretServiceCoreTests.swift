@@ -38,7 +38,8 @@ import Testing
     func call(_ sender: String = ":1.1", _ path: String = root, _ interface: String?, _ member: String, _ arguments: [BusValue] = [])
         -> (reply: BusReply, signals: [BusSignalMessage])
     {
-        core.handle(BusCall(sender: sender, path: path, interface: interface, member: member, arguments: arguments))
+        let response = core.handle(BusCall(sender: sender, path: path, interface: interface, member: member, arguments: arguments))
+        return (response.reply, response.signals + core.runAfterReply())
     }
 
     /// The reply's values; a failed call is recorded.
