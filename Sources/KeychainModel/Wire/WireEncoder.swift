@@ -2,7 +2,8 @@ import FoundationEssentials
 
 /// The wire's binary form of a `Codable` message: the codec every request and response of
 /// both protocols (securityd's and the enclave's) shares, so that a message shape is
-/// declared once, as its stored properties, and no type writes its own bytes.
+/// declared once, as its stored properties. (The item path's messages also have codecs
+/// written by hand, for speed; tests hold each to this form byte for byte.)
 ///
 /// The form, which ``WireDecoder`` reads back:
 /// - a struct: its properties in declaration order, without names;
