@@ -1,4 +1,5 @@
 // swift-tools-version:6.1
+import CompilerPluginSupport
 import PackageDescription
 
 // Modules follow the process boundaries (docs/ARCHITECTURE.md): securityd links the
@@ -30,10 +31,19 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     ],
     targets: [
         // Shared by every process.
-        .target(name: "KeychainModel"),
+        .target(name: "KeychainModel", dependencies: ["KeychainMacros"]),
+        // `@MemberwiseInit`, which the wire's messages use (a compiler plugin, built for the host).
+        .macro(
+            name: "KeychainMacros",
+            dependencies: [
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ]
+        ),
         .target(name: "CSystemShims"),
         // One thin shim per C library, for securityd only. Debian's libcrypto (OpenSSL 3):
         // PKCS#12, CMS, the Secret Service's Diffie-Hellman group.
@@ -280,6 +290,14 @@ let package = Package(
             name: "SecretServiceTests",
             dependencies: ["SecretService", "KeychainCallers", "KeychainModel", "KeychainStore", "KeychainTestSupport"],
             swiftSettings: testHooks
+        ),
+        .testTarget(
+            name: "KeychainMacrosTests",
+            dependencies: [
+                "KeychainMacros",
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+            ]
         ),
         .testTarget(name: "KeychainModelTests", dependencies: ["KeychainModel", "KeychainProtocol", "KeychainSystem"], swiftSettings: testHooks),
         .testTarget(

@@ -10,11 +10,7 @@ import Glibc
 /// gnome-keyring-daemon (version 0, its login keyring) and by libsecret's file backend
 /// (version 1) import completely — labels, attributes, secrets, dates, as gnome-keyring itself
 /// shows them — and only once.
-@Suite(
-    .enabled(
-        if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gnome-keyring-daemon")
-            && FileManager.default.isExecutableFile(atPath: "/usr/bin/secret-tool") && FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-run-session"),
-        "needs gnome-keyring, secret-tool and dbus-run-session (scripts/install-deps)"))
+@Suite(.requires("gnome-keyring-daemon", "secret-tool", "dbus-run-session"))
 struct ImportKeyringTests {
     /// Every item of the default collection, one line each, sorted: what a client sees.
     static let listing = """

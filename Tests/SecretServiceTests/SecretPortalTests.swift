@@ -9,10 +9,7 @@ import Glibc
 /// The portal back end (`org.freedesktop.impl.portal.Secret`): xdg-desktop-portal — here a
 /// copy of Python the test build takes for it — retrieves each sandboxed app's master secret
 /// over a pipe; the secret is the app's own item; nobody else may ask.
-@Suite(
-    .enabled(
-        if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon") && FileManager.default.isExecutableFile(atPath: "/usr/bin/bwrap"),
-        "needs dbus-daemon and bwrap"))
+@Suite(.requires("dbus-daemon", "bwrap"))
 struct SecretPortalTests {
     static let retrieve = """
         import os, sys

@@ -9,11 +9,7 @@ import Glibc
 /// Debian's real Secret Service clients against securityd on a private session bus, started
 /// by D-Bus activation: secret-tool (libsecret), python keyring, secretstorage with both
 /// session algorithms, and Chromium's own call sequence.
-@Suite(
-    .enabled(
-        if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon")
-            && FileManager.default.isExecutableFile(atPath: "/usr/bin/secret-tool"),
-        "needs dbus-daemon and secret-tool (scripts/install-deps)"))
+@Suite(.requires("dbus-daemon", "secret-tool"))
 struct SecretServiceClientTests {
     @Test func secretToolStoresLooksUpSearchesAndClears() throws {
         let bus = try SessionBus()

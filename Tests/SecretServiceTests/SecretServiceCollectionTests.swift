@@ -10,11 +10,7 @@ import Glibc
 /// the login collection is deleted only by the user; the session collection lives in memory;
 /// aliases, labels and locks are each scope's own; signals reach a scope's connections whether
 /// or not they have called.
-@Suite(
-    .enabled(
-        if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon")
-            && FileManager.default.isExecutableFile(atPath: "/usr/bin/secret-tool"),
-        "needs dbus-daemon and secret-tool (scripts/install-deps)"))
+@Suite(.requires("dbus-daemon", "secret-tool"))
 struct SecretServiceCollectionTests {
     /// A passcode agent that answers only while `allow` exists in its directory.
     static func gatedAgent() throws -> (agent: String, allow: String) {

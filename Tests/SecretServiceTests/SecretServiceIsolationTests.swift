@@ -10,11 +10,7 @@ import Glibc
 /// whose /.flatpak-info names them), an app signed for Trousseau (a signed copy of Python),
 /// and host programs each see exactly their own items — through searches, properties, the
 /// collection's items, GetSecrets and calls on the others' (guessed) paths, and signals.
-@Suite(
-    .enabled(
-        if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon")
-            && FileManager.default.isExecutableFile(atPath: "/usr/bin/bwrap"),
-        "needs dbus-daemon and bwrap (scripts/install-deps)"))
+@Suite(.requires("dbus-daemon", "bwrap"))
 struct SecretServiceIsolationTests {
     @Test func eachScopeSeesExactlyItsOwnItems() throws {
         let bus = try SessionBus()

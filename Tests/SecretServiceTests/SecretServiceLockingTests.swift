@@ -10,7 +10,7 @@ import Glibc
 /// first unlock): the Secret Service says so, finds items by their tokens alone, and unlocks
 /// through a prompt — the passcode agent when there is one; with no one to ask, the prompt
 /// completes at once, dismissed, never a hang.
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon"), "needs dbus-daemon"))
+@Suite(.requires("dbus-daemon"))
 struct SecretServiceLockingTests {
     static let passcode = "2468"
 

@@ -52,11 +52,7 @@ import Testing
 
     /// The Secret Service run: gnome-keyring and Trousseau on one private bus, every size
     /// measured, lookups checked against the secrets stored, and the targets evaluated.
-    @Test(
-        .enabled(
-            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gnome-keyring-daemon") && FileManager.default.isExecutableFile(atPath: "/usr/bin/secret-tool")
-                && FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon"),
-            "needs gnome-keyring, secret-tool and dbus-daemon (scripts/install-deps)"))
+    @Test(.requires("gnome-keyring-daemon", "secret-tool", "dbus-daemon"))
     func aSecretServiceSmokeRunMeasuresBothProviders() throws {
         let directory = try TemporaryKeychain.makeTemporaryDirectory()
         defer { try? FileManagerLite.removeTree(directory) }

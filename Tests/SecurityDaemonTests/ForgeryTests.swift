@@ -144,7 +144,7 @@ import X509
         try expectUnsigned("preloaded", because: "it was started with LD_PRELOAD", environment: ["LD_PRELOAD": "libm.so.6"])
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace")))
+    @Test(.requires("strace"))
     func aTracedSignedApp() throws {
         try fixture.signedApp("traced", identity: identityA, entitlements: Self.entitlements)
         try expectUnsigned("traced", because: "it is traced by pid", wrapper: ["/usr/bin/strace", "-f", "-o", "/dev/null"])

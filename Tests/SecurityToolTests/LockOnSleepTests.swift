@@ -9,7 +9,7 @@ import Glibc
 /// `set-keychain-settings -l`: a file keychain locks when logind says the machine is going to
 /// sleep. A real dbus-daemon stands in for the system bus (securityd's test hook), and
 /// python3-dbus plays logind: the owner of `org.freedesktop.login1` sends `PrepareForSleep`.
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon"), "needs dbus-daemon"))
+@Suite(.requires("dbus-daemon"))
 final class LockOnSleepTests {
     let directory: String
     let bus: String

@@ -27,60 +27,41 @@ extension ItemKey: WireLeaf {
 
 extension EnclaveCall {
     /// A new backup keybag under `password` (the passcode, when one is set, authorizes it).
-    public struct BeginBackup: EnclaveRequest, Codable {
+    @MemberwiseInit
+    public struct BeginBackup: EnclaveRequest {
         public static let mayChangeAvailableKeys = false
         public var password: SecretBytes
         public var passcode: SecretBytes?
 
-        public init(password: SecretBytes, passcode: SecretBytes?) {
-            self.password = password
-            self.passcode = passcode
-        }
-
         /// The session, the archive's integrity key and the archive's header.
+        @MemberwiseInit
         public struct Response: WireCodable, Codable {
             public var session: Data
             public var integrityKey: SecretBytes
             public var header: BackupArchive
-
-            public init(session: Data, integrityKey: SecretBytes, header: BackupArchive) {
-                self.session = session
-                self.integrityKey = integrityKey
-                self.header = header
-            }
         }
     }
 
     /// Opens an archive's backup keybag for a restore.
-    public struct OpenBackup: EnclaveRequest, Codable {
+    @MemberwiseInit
+    public struct OpenBackup: EnclaveRequest {
         public static let mayChangeAvailableKeys = false
         public var header: BackupArchive
         public var password: SecretBytes
 
-        public init(header: BackupArchive, password: SecretBytes) {
-            self.header = header
-            self.password = password
-        }
-
         /// The session, the integrity key, whether this device made the archive, and the
         /// classes whose keys it could open.
+        @MemberwiseInit
         public struct Response: WireCodable, Codable {
             public var session: Data
             public var integrityKey: SecretBytes
             public var sameDevice: Bool
             public var classes: Set<ProtectionClass>
-
-            public init(session: Data, integrityKey: SecretBytes, sameDevice: Bool, classes: Set<ProtectionClass>) {
-                self.session = session
-                self.integrityKey = integrityKey
-                self.sameDevice = sameDevice
-                self.classes = classes
-            }
         }
     }
 
     /// The metadata key of a class of an open backup keybag.
-    public struct BackupMetadataKey: EnclaveRequest, Codable {
+    public struct BackupMetadataKey: EnclaveRequest {
         public typealias Response = Key
         public static let mayChangeAvailableKeys = false
         public var session: Data
@@ -100,7 +81,7 @@ extension EnclaveCall {
     }
 
     /// A row's secret blob re-sealed for a backup record.
-    public struct ExportSecret: EnclaveRequest, Codable {
+    public struct ExportSecret: EnclaveRequest {
         public typealias Response = Blob
         public static let mayChangeAvailableKeys = false
         public var session: Data
@@ -119,7 +100,7 @@ extension EnclaveCall {
     }
 
     /// A backup record's secret blob re-sealed for a row.
-    public struct ImportSecret: EnclaveRequest, Codable {
+    public struct ImportSecret: EnclaveRequest {
         public typealias Response = Blob
         public static let mayChangeAvailableKeys = false
         public var session: Data
@@ -138,12 +119,10 @@ extension EnclaveCall {
     }
 
     /// Drops an open backup keybag's keys.
-    public struct EndBackup: EnclaveRequest, Codable {
-        public typealias Response = NoResult
+    @MemberwiseInit
+    public struct EndBackup: EnclaveRequest {
         public static let mayChangeAvailableKeys = false
         public var session: Data
-
-        public init(session: Data) { self.session = session }
     }
 }
 

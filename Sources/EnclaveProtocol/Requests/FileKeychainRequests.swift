@@ -19,36 +19,25 @@ extension FileKeychainHeader: WireLeaf {
 
 extension EnclaveCall {
     /// A new file keychain under `password`, unlocked; its header for the file.
-    public struct CreateFileKeychain: EnclaveRequest, Codable {
+    @MemberwiseInit
+    public struct CreateFileKeychain: EnclaveRequest {
         public typealias Response = FileKeychainHeader
         public static let mayChangeAvailableKeys = false
         public var password: SecretBytes
         public var autoLockSeconds: UInt32
-
-        public init(password: SecretBytes, autoLockSeconds: UInt32) {
-            self.password = password
-            self.autoLockSeconds = autoLockSeconds
-        }
     }
 
     /// Unlocks the file keychain of `header` with its password (throttled per keychain).
-    public struct UnlockFileKeychain: EnclaveRequest, Codable {
-        public typealias Response = NoResult
+    @MemberwiseInit
+    public struct UnlockFileKeychain: EnclaveRequest {
         public static let mayChangeAvailableKeys = true
         public var header: FileKeychainHeader
         public var password: SecretBytes
         public var autoLockSeconds: UInt32
-
-        public init(header: FileKeychainHeader, password: SecretBytes, autoLockSeconds: UInt32) {
-            self.header = header
-            self.password = password
-            self.autoLockSeconds = autoLockSeconds
-        }
     }
 
     /// Locks one file keychain, or every one (nil).
-    public struct LockFileKeychain: EnclaveRequest, Codable {
-        public typealias Response = NoResult
+    public struct LockFileKeychain: EnclaveRequest {
         public static let mayChangeAvailableKeys = true
         public var keychain: UUID?
 
@@ -56,7 +45,7 @@ extension EnclaveCall {
     }
 
     /// Whether a file keychain is unlocked.
-    public struct FileKeychainUnlocked: EnclaveRequest, Codable {
+    public struct FileKeychainUnlocked: EnclaveRequest {
         public typealias Response = Bool
         public static let mayChangeAvailableKeys = false
         public var keychain: UUID
@@ -65,8 +54,7 @@ extension EnclaveCall {
     }
 
     /// Sets the idle time after which an unlocked file keychain locks (0: never).
-    public struct SetFileKeychainTimeout: EnclaveRequest, Codable {
-        public typealias Response = NoResult
+    public struct SetFileKeychainTimeout: EnclaveRequest {
         public static let mayChangeAvailableKeys = true
         public var keychain: UUID
         public var autoLockSeconds: UInt32
@@ -78,17 +66,12 @@ extension EnclaveCall {
     }
 
     /// The header with the keychain's key under a new password, once the old opens it.
-    public struct ChangeFileKeychainPassword: EnclaveRequest, Codable {
+    @MemberwiseInit
+    public struct ChangeFileKeychainPassword: EnclaveRequest {
         public typealias Response = FileKeychainHeader
         public static let mayChangeAvailableKeys = true
         public var header: FileKeychainHeader
         public var old: SecretBytes
         public var new: SecretBytes
-
-        public init(header: FileKeychainHeader, old: SecretBytes, new: SecretBytes) {
-            self.header = header
-            self.old = old
-            self.new = new
-        }
     }
 }

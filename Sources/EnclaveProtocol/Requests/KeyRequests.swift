@@ -21,17 +21,16 @@ extension EnclaveCall {
     }
 
     /// The key of the keyed tokens.
-    public struct IndexKey: EnclaveRequest, Codable {
+    @MemberwiseInit
+    public struct IndexKey: EnclaveRequest {
         public typealias Response = Key
         public static let mayChangeAvailableKeys = false
         /// The file keychain whose key to use; nil: the keybag's.
-        public var keychain: UUID?
-
-        public init(keychain: UUID? = nil) { self.keychain = keychain }
+        public var keychain: UUID? = nil
     }
 
     /// The metadata key of a class.
-    public struct MetadataKey: EnclaveRequest, Codable {
+    public struct MetadataKey: EnclaveRequest {
         public typealias Response = Key
         public static let mayChangeAvailableKeys = false
         public var protection: ProtectionClass
@@ -45,7 +44,7 @@ extension EnclaveCall {
     }
 
     /// Wraps a per-item key under a class key, binding an access control when given.
-    public struct WrapItemKey: EnclaveRequest, Codable {
+    public struct WrapItemKey: EnclaveRequest {
         public static let mayChangeAvailableKeys = false
         public var protection: ProtectionClass
         public var itemKey: KeychainCrypto.ItemKey
@@ -68,19 +67,15 @@ extension EnclaveCall {
         }
 
         /// The wrapped key, and the access control as it must be stored.
+        @MemberwiseInit
         public struct Response: WireCodable, Codable {
             public var wrapped: Data
             public var access: AccessControl?
-
-            public init(wrapped: Data, access: AccessControl?) {
-                self.wrapped = wrapped
-                self.access = access
-            }
         }
     }
 
     /// Unwraps a per-item key, once the context has proven what its access control asks.
-    public struct UnwrapItemKey: EnclaveRequest, Codable {
+    public struct UnwrapItemKey: EnclaveRequest {
         public typealias Response = Key
         public static let mayChangeAvailableKeys = false
         public var protection: ProtectionClass

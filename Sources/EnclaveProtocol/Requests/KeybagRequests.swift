@@ -3,46 +3,35 @@ public import KeychainModel
 
 extension EnclaveCall {
     /// The keybag's lock state and settings, and whether the enclave's memory is locked.
-    public struct Status: EnclaveRequest, Codable {
+    @MemberwiseInit
+    public struct Status: EnclaveRequest {
         public typealias Response = EnclaveStatus
         public static let mayChangeAvailableKeys = false
-
-        public init() {}
     }
 
     /// Sets, changes or removes the passcode; the response says whether the akpu class key
     /// was destroyed (securityd then purges those items).
-    public struct ChangePasscode: EnclaveRequest, Codable {
+    @MemberwiseInit
+    public struct ChangePasscode: EnclaveRequest {
         public typealias Response = Bool
         public static let mayChangeAvailableKeys = true
         public var old: SecretBytes?
         public var new: SecretBytes?
-
-        public init(old: SecretBytes?, new: SecretBytes?) {
-            self.old = old
-            self.new = new
-        }
     }
 
-    public struct UpdateSettings: EnclaveRequest, Codable {
-        public typealias Response = NoResult
+    @MemberwiseInit
+    public struct UpdateSettings: EnclaveRequest {
         public static let mayChangeAvailableKeys = true
         public var autoLockSeconds: UInt32?
         public var eraseAfterFailures: UInt32?
-
-        public init(autoLockSeconds: UInt32?, eraseAfterFailures: UInt32?) {
-            self.autoLockSeconds = autoLockSeconds
-            self.eraseAfterFailures = eraseAfterFailures
-        }
     }
 
     /// An escrow keybag of the class C keys (the passcode, when one is set, authorizes it).
-    public struct CreateEscrow: EnclaveRequest, Codable {
+    @MemberwiseInit
+    public struct CreateEscrow: EnclaveRequest {
         public typealias Response = KeybagCall.EscrowCreated
         public static let mayChangeAvailableKeys = false
         public var passcode: SecretBytes?
-
-        public init(passcode: SecretBytes?) { self.passcode = passcode }
     }
 }
 
@@ -72,13 +61,9 @@ extension KeybagCall.RevokeEscrow: EnclaveRequest { public static let mayChangeA
 extension KeybagCall.CreateEnclaveKey: EnclaveRequest { public static let mayChangeAvailableKeys = false }
 
 /// What the enclave reports about itself.
+@MemberwiseInit
 public struct EnclaveStatus: WireCodable, Hashable, Codable {
     public var keybag: KeybagStatus
     /// Whether the enclave's memory is locked into RAM (mlockall succeeded).
     public var memoryLocked: Bool
-
-    public init(keybag: KeybagStatus, memoryLocked: Bool) {
-        self.keybag = keybag
-        self.memoryLocked = memoryLocked
-    }
 }

@@ -6,97 +6,72 @@ public import FoundationEssentials
 /// it may change the available keys (the enclave's) are each protocol's.
 public enum KeybagCall {
     /// Unlocks the keychain with its passcode (the enclave verifies and throttles it).
-    public struct Unlock: WireMessage, Codable {
-        public typealias Response = NoResult
+    @MemberwiseInit
+    public struct Unlock: WireMessage {
         public var passcode: SecretBytes
-
-        public init(passcode: SecretBytes) { self.passcode = passcode }
     }
 
     /// Locks the keychain: classes that need the passcode become unavailable.
-    public struct Lock: WireMessage, Codable {
-        public typealias Response = NoResult
-
-        public init() {}
+    @MemberwiseInit
+    public struct Lock: WireMessage {
     }
 
     /// Evidence of the user's presence for an authentication context, checked by the
     /// enclave (which throttles passcodes as it throttles unlocks).
-    public struct Authenticate: WireMessage, Codable {
-        public typealias Response = NoResult
+    public struct Authenticate: WireMessage {
         public var request: AuthenticationRequest
 
         public init(_ request: AuthenticationRequest) { self.request = request }
     }
 
     /// Forgets an authentication context (`LAContext.invalidate`).
-    public struct InvalidateAuthentication: WireMessage, Codable {
-        public typealias Response = NoResult
+    @MemberwiseInit
+    public struct InvalidateAuthentication: WireMessage {
         public var context: Data
-
-        public init(context: Data) { self.context = context }
     }
 
     /// What the enclave can check: passcode, sensor, enrollment.
-    public struct AuthenticationCapabilitiesRequest: WireMessage, Codable {
+    @MemberwiseInit
+    public struct AuthenticationCapabilitiesRequest: WireMessage {
         public typealias Response = AuthenticationCapabilities
-
-        public init() {}
     }
 
     /// Makes class C available with an escrow keybag's secret (the secret is the authority).
-    public struct UnlockWithEscrow: WireMessage, Codable {
-        public typealias Response = NoResult
+    @MemberwiseInit
+    public struct UnlockWithEscrow: WireMessage {
         public var id: Data
         public var secret: SecretBytes
-
-        public init(id: Data, secret: SecretBytes) {
-            self.id = id
-            self.secret = secret
-        }
     }
 
     /// Revokes an escrow keybag.
-    public struct RevokeEscrow: WireMessage, Codable {
-        public typealias Response = NoResult
+    @MemberwiseInit
+    public struct RevokeEscrow: WireMessage {
         public var id: Data
-
-        public init(id: Data) { self.id = id }
     }
 
     /// An escrow keybag: its id and the secret its agent keeps.
+    @MemberwiseInit
     public struct EscrowCreated: WireCodable, Codable {
         public var id: Data
         public var secret: SecretBytes
-
-        public init(id: Data, secret: SecretBytes) {
-            self.id = id
-            self.secret = secret
-        }
     }
 
     /// Makes a P-256 private key inside the enclave (`SecKeyCreateRandomKey` with
     /// `kSecAttrTokenIDSecureEnclave`) and returns it wrapped: only its public key is
     /// readable outside. The caller keeps the blob (and may store it as a key item).
-    public struct CreateEnclaveKey: WireMessage, Codable {
+    @MemberwiseInit
+    public struct CreateEnclaveKey: WireMessage {
         public typealias Response = EnclaveKeyCreated
         /// Always a ThisDeviceOnly class: an enclave key cannot leave the device.
         public var protection: ProtectionClass
         public var access: AccessControl?
         public var context: Data?
-
-        public init(protection: ProtectionClass, access: AccessControl?, context: Data?) {
-            self.protection = protection
-            self.access = access
-            self.context = context
-        }
     }
 
     /// The new key's blob (``EnclaveKeyBlob/data``).
+    @MemberwiseInit
     public struct EnclaveKeyCreated: WireCodable, Codable {
         public var blob: Data
-
-        public init(blob: Data) { self.blob = blob }
     }
 
     /// What an enclave key's operation produced (a signature, a plaintext, a shared

@@ -2,8 +2,9 @@
 /// enclave), with its response. Its fields and its response are in ``WireEncoder``'s form;
 /// its opcode is its protocol's (``MessageCatalog``), so that one message may belong to
 /// both protocols — securityd forwards to the enclave the request it authorized.
-public protocol WireMessage: WireCodable {
-    associatedtype Response: WireCodable
+public protocol WireMessage: WireCodable, Codable {
+    /// What a success carries; most requests answer with nothing.
+    associatedtype Response: WireCodable = NoResult
 }
 
 /// A protocol's requests by opcode, each once.
@@ -43,7 +44,7 @@ public struct MessageCatalog: Sendable {
 ///   message and optional details.
 ///
 /// A version this side does not know is refused with errSecDecode before anything else is read.
-public protocol WireProtocol {
+public protocol WireProtocol: SendableMetatype {
     static var version: UInt8 { get }
     /// The largest frame either side accepts.
     static var maximumFrameSize: Int { get }

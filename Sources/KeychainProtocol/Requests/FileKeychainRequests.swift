@@ -7,99 +7,68 @@ public import KeychainModel
 
 extension Service {
     /// A new file keychain at `path` under `password`, unlocked.
-    public struct CreateKeychain: ServiceRequest, Codable {
-        public typealias Response = NoResult
+    @MemberwiseInit
+    public struct CreateKeychain: ServiceRequest {
         public static let authorization = Authorization.anyCaller
         public var path: String
         public var password: SecretBytes
-        public var settings: KeychainSettings
-
-        public init(path: String, password: SecretBytes, settings: KeychainSettings = KeychainSettings()) {
-            self.path = path
-            self.password = password
-            self.settings = settings
-        }
+        public var settings: KeychainSettings = KeychainSettings()
     }
 
     /// Removes a file keychain (and takes it off the search list).
-    public struct DeleteKeychain: ServiceRequest, Codable {
-        public typealias Response = NoResult
+    @MemberwiseInit
+    public struct DeleteKeychain: ServiceRequest {
         public static let authorization = Authorization.anyCaller
         public var path: String
-
-        public init(path: String) { self.path = path }
     }
 
     /// Unlocks a file keychain with its password (throttled per keychain).
-    public struct UnlockKeychain: ServiceRequest, Codable {
-        public typealias Response = NoResult
+    @MemberwiseInit
+    public struct UnlockKeychain: ServiceRequest {
         public static let authorization = Authorization.anyCaller
         public var path: String
         public var password: SecretBytes
-
-        public init(path: String, password: SecretBytes) {
-            self.path = path
-            self.password = password
-        }
     }
 
     /// Locks a file keychain, or every file keychain (nil).
-    public struct LockKeychain: ServiceRequest, Codable {
-        public typealias Response = NoResult
+    @MemberwiseInit
+    public struct LockKeychain: ServiceRequest {
         public static let authorization = Authorization.anyCaller
         public var path: String?
-
-        public init(path: String?) { self.path = path }
     }
 
     /// A file keychain's settings and lock state.
-    public struct KeychainInfo: ServiceRequest, Codable {
+    @MemberwiseInit
+    public struct KeychainInfo: ServiceRequest {
         public static let authorization = Authorization.anyCaller
         public var path: String
 
-        public init(path: String) { self.path = path }
-
+        @MemberwiseInit
         public struct Response: WireCodable, Hashable, Codable {
             public var settings: KeychainSettings
             public var unlocked: Bool
-
-            public init(settings: KeychainSettings, unlocked: Bool) {
-                self.settings = settings
-                self.unlocked = unlocked
-            }
         }
     }
 
     /// Records a file keychain's settings (it must be unlocked).
-    public struct SetKeychainSettings: ServiceRequest, Codable {
-        public typealias Response = NoResult
+    @MemberwiseInit
+    public struct SetKeychainSettings: ServiceRequest {
         public static let authorization = Authorization.anyCaller
         public var path: String
         public var settings: KeychainSettings
-
-        public init(path: String, settings: KeychainSettings) {
-            self.path = path
-            self.settings = settings
-        }
     }
 
     /// Changes a file keychain's password.
-    public struct ChangeKeychainPassword: ServiceRequest, Codable {
-        public typealias Response = NoResult
+    @MemberwiseInit
+    public struct ChangeKeychainPassword: ServiceRequest {
         public static let authorization = Authorization.anyCaller
         public var path: String
         public var old: SecretBytes
         public var new: SecretBytes
-
-        public init(path: String, old: SecretBytes, new: SecretBytes) {
-            self.path = path
-            self.old = old
-            self.new = new
-        }
     }
 
     /// The user's keychain search list, replaced first when `replacement` is given.
-    public struct SearchList: ServiceRequest, Codable {
+    public struct SearchList: ServiceRequest {
         public typealias Response = KeychainList
         public static let authorization = Authorization.anyCaller
         public var replacement: KeychainList?
@@ -108,12 +77,11 @@ extension Service {
     }
 
     /// The user's default keychain, set first when `replacement` is given.
-    public struct DefaultKeychain: ServiceRequest, Codable {
+    @MemberwiseInit
+    public struct DefaultKeychain: ServiceRequest {
         public typealias Response = KeychainList
         public static let authorization = Authorization.anyCaller
         public var replacement: String?
-
-        public init(replacement: String?) { self.replacement = replacement }
     }
 
     /// Keychain paths, in order.

@@ -9,35 +9,30 @@ public import KeychainModel
 extension Service {
     /// Installs a profile file (a property list, or one signed with CMS); one with the
     /// identifier of an installed profile replaces it.
-    public struct InstallProfile: ServiceRequest, Codable {
+    @MemberwiseInit
+    public struct InstallProfile: ServiceRequest {
         public typealias Response = ProfileRecord
         public static let authorization = Authorization.securityToolWithPresence(operation: "installing a configuration profile")
         public var file: Data
-
-        public init(file: Data) { self.file = file }
     }
 
     /// Removes an installed profile and exactly the items it installed.
-    public struct RemoveProfile: ServiceRequest, Codable {
-        public typealias Response = NoResult
+    @MemberwiseInit
+    public struct RemoveProfile: ServiceRequest {
         public static let authorization = Authorization.securityToolWithPresence(operation: "removing a configuration profile")
         public var identifier: String
-
-        public init(identifier: String) { self.identifier = identifier }
     }
 
     /// The installed profiles, in the order of their identifiers.
-    public struct CopyProfiles: ServiceRequest, Codable {
+    @MemberwiseInit
+    public struct CopyProfiles: ServiceRequest {
         public typealias Response = ProfileList
         public static let authorization = Authorization.securityTool(operation: "listing configuration profiles")
-
-        public init() {}
     }
 
+    @MemberwiseInit
     public struct ProfileList: WireCodable, Sendable, Codable {
         public var profiles: [ProfileRecord]
-
-        public init(profiles: [ProfileRecord]) { self.profiles = profiles }
     }
 }
 

@@ -4,7 +4,8 @@ public import KeychainModel
 extension Service {
     /// Evaluates a certificate chain (`SecTrustEvaluateWithError`): securityd builds the
     /// chain to an anchor and applies the policies, as Apple's trustd does.
-    public struct EvaluateTrust: ServiceRequest, Codable {
+    @MemberwiseInit
+    public struct EvaluateTrust: ServiceRequest {
         public typealias Response = TrustEvaluation
         public static let authorization = Authorization.anyCaller
         static let certificateLimit = 64
@@ -19,14 +20,6 @@ extension Service {
         public var trustsSystemRoots: Bool
         /// The time the chain must be valid at.
         public var verifyDate: Date
-
-        public init(certificates: [Data], policies: [TrustPolicy], anchors: [Data], trustsSystemRoots: Bool, verifyDate: Date) {
-            self.certificates = certificates
-            self.policies = policies
-            self.anchors = anchors
-            self.trustsSystemRoots = trustsSystemRoots
-            self.verifyDate = verifyDate
-        }
 
         /// Refuses a request no evaluation should start on: no certificate, or more
         /// certificates or policies than a chain uses (each one costs the evaluation).
@@ -80,6 +73,7 @@ extension Service {
 
     /// The outcome of an evaluation: Apple's result type, the status of the check that
     /// decided it (`errSecSuccess` when trusted) with its words, and the chain built.
+    @MemberwiseInit
     public struct TrustEvaluation: WireCodable, Hashable, Codable {
         /// `SecTrustResultType`'s raw value: 4 (unspecified) when trusted, 5 (recoverable
         /// trust failure) when not.
@@ -87,12 +81,5 @@ extension Service {
         public var status: OSStatusCode
         public var message: String
         public var chain: [Data]
-
-        public init(result: UInt8, status: OSStatusCode, message: String, chain: [Data]) {
-            self.result = result
-            self.status = status
-            self.message = message
-            self.chain = chain
-        }
     }
 }

@@ -1,0 +1,64 @@
+import SwiftCompilerPlugin
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxMacros
+
+/// `@MemberwiseInit`: the initializer Swift synthesizes for a struct, at the struct's own
+/// access level (Swift's is internal). A message crosses modules, so without this each
+/// declaration would repeat every property three times (property, parameter, assignment).
+///
+/// Parameters follow the stored properties in order, labelled by their names; a `var`'s
+/// initial value becomes its parameter's default; a `let` with a value, a computed
+/// property and a `static` one are left out.
+public struct MemberwiseInitMacro: MemberMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingMembersOf declaration: some DeclGroupSyntax,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let structure = declaration.as(StructDeclSyntax.self) else {
+            throw MacroExpansionErrorMessage("@MemberwiseInit applies to a struct")
+        }
+        var parameters: [String] = []
+        var assignments: [String] = []
+        for member in structure.memberBlock.members {
+            guard let variable = member.decl.as(VariableDeclSyntax.self),
+                !variable.modifiers.contains(where: { $0.name.tokenKind == .keyword(.static) })
+            else { continue }
+            let isLet = variable.bindingSpecifier.tokenKind == .keyword(.let)
+            for binding in variable.bindings {
+                if let accessors = binding.accessorBlock, !accessors.isObserversOnly { continue }
+                guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.trimmedDescription else {
+                    continue
+                }
+                if isLet && binding.initializer != nil { continue }
+                guard let type = binding.typeAnnotation?.type.trimmedDescription else {
+                    throw MacroExpansionErrorMessage("@MemberwiseInit needs the type of '\(name)' written out")
+                }
+                let defaultValue = binding.initializer.map { " = \($0.value.trimmedDescription)" } ?? ""
+                parameters.append("\(name): \(type)\(defaultValue)")
+                assignments.append("self.\(name) = \(name)")
+            }
+        }
+        let access = structure.modifiers.first { modifier in
+            [.keyword(.public), .keyword(.package), .keyword(.internal), .keyword(.fileprivate)]
+                .contains(modifier.name.tokenKind)
+        }.map { "\($0.name.text) " } ?? ""
+        let body = assignments.isEmpty ? "{}" : "{\n\(assignments.joined(separator: "\n"))\n}"
+        return ["\(raw: access)init(\(raw: parameters.joined(separator: ", "))) \(raw: body)"]
+    }
+}
+
+extension AccessorBlockSyntax {
+    /// `willSet`/`didSet` only: the property is still stored.
+    fileprivate var isObserversOnly: Bool {
+        guard case .accessors(let list) = accessors else { return false }
+        return list.allSatisfy { [.keyword(.willSet), .keyword(.didSet)].contains($0.accessorSpecifier.tokenKind) }
+    }
+}
+
+@main
+struct KeychainMacrosPlugin: CompilerPlugin {
+    let providingMacros: [any Macro.Type] = [MemberwiseInitMacro.self]
+}
