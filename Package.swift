@@ -36,7 +36,7 @@ let package = Package(
     targets: [
         // Shared by every process.
         .target(name: "KeychainModel", dependencies: ["KeychainMacros"]),
-        // `@MemberwiseInit`, which the wire's messages use (a compiler plugin, built for the host).
+        // `@WireStruct`, which the wire's messages use (a compiler plugin, built for the host).
         .macro(
             name: "KeychainMacros",
             dependencies: [

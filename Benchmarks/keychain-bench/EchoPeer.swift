@@ -18,37 +18,32 @@ enum EchoPeer {
 enum SocketMessage {
     /// Fills `buffer`; false at end of stream or on an error.
     static func read(_ fd: Int32, _ buffer: inout [UInt8]) -> Bool {
-        var done = 0
-        let count = buffer.count
-        return buffer.withUnsafeMutableBytes { bytes in
-            while done < count {
-                let n = Glibc.read(fd, bytes.baseAddress! + done, count - done)
-                if n > 0 {
-                    done += n
-                } else if n < 0, errno == EINTR {
-                    continue
-                } else {
-                    return false
-                }
-            }
-            return true
+        buffer.withUnsafeMutableBytes { bytes in
+            whole(bytes.count) { done in Glibc.read(fd, bytes.baseAddress! + done, bytes.count - done) }
         }
     }
 
+    /// Writes all of `buffer`; false on an error.
     static func write(_ fd: Int32, _ buffer: [UInt8]) -> Bool {
-        var done = 0
-        return buffer.withUnsafeBytes { bytes in
-            while done < bytes.count {
-                let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
-                if n > 0 {
-                    done += n
-                } else if n < 0, errno == EINTR {
-                    continue
-                } else {
-                    return false
-                }
-            }
-            return true
+        buffer.withUnsafeBytes { bytes in
+            whole(bytes.count) { done in Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done) }
         }
+    }
+
+    /// Repeats `transfer` (given the bytes done so far) until `count` bytes are done,
+    /// retrying on EINTR; false at end of stream or on an error.
+    private static func whole(_ count: Int, _ transfer: (Int) -> Int) -> Bool {
+        var done = 0
+        while done < count {
+            let n = transfer(done)
+            if n > 0 {
+                done += n
+            } else if n < 0, errno == EINTR {
+                continue
+            } else {
+                return false
+            }
+        }
+        return true
     }
 }

@@ -27,15 +27,15 @@ extension ItemKey: WireLeaf {
 
 extension EnclaveCall {
     /// A new backup keybag under `password` (the passcode, when one is set, authorizes it).
-    @MemberwiseInit
+    @WireStruct
     public struct BeginBackup: EnclaveRequest {
         public static let mayChangeAvailableKeys = false
         public var password: SecretBytes
         public var passcode: SecretBytes?
 
         /// The session, the archive's integrity key and the archive's header.
-        @MemberwiseInit
-        public struct Response: WireCodable, Codable {
+        @WireStruct
+        public struct Response: WireCodable {
             public var session: Data
             public var integrityKey: SecretBytes
             public var header: BackupArchive
@@ -43,7 +43,7 @@ extension EnclaveCall {
     }
 
     /// Opens an archive's backup keybag for a restore.
-    @MemberwiseInit
+    @WireStruct
     public struct OpenBackup: EnclaveRequest {
         public static let mayChangeAvailableKeys = false
         public var header: BackupArchive
@@ -51,8 +51,8 @@ extension EnclaveCall {
 
         /// The session, the integrity key, whether this device made the archive, and the
         /// classes whose keys it could open.
-        @MemberwiseInit
-        public struct Response: WireCodable, Codable {
+        @WireStruct
+        public struct Response: WireCodable {
             public var session: Data
             public var integrityKey: SecretBytes
             public var sameDevice: Bool
@@ -61,7 +61,7 @@ extension EnclaveCall {
     }
 
     /// The metadata key of a class of an open backup keybag.
-    public struct BackupMetadataKey: EnclaveRequest {
+    public struct BackupMetadataKey: EnclaveRequest, Codable {
         public typealias Response = Key
         public static let mayChangeAvailableKeys = false
         public var session: Data
@@ -81,7 +81,7 @@ extension EnclaveCall {
     }
 
     /// A row's secret blob re-sealed for a backup record.
-    public struct ExportSecret: EnclaveRequest {
+    public struct ExportSecret: EnclaveRequest, Codable {
         public typealias Response = Blob
         public static let mayChangeAvailableKeys = false
         public var session: Data
@@ -100,7 +100,7 @@ extension EnclaveCall {
     }
 
     /// A backup record's secret blob re-sealed for a row.
-    public struct ImportSecret: EnclaveRequest {
+    public struct ImportSecret: EnclaveRequest, Codable {
         public typealias Response = Blob
         public static let mayChangeAvailableKeys = false
         public var session: Data
@@ -119,7 +119,7 @@ extension EnclaveCall {
     }
 
     /// Drops an open backup keybag's keys.
-    @MemberwiseInit
+    @WireStruct
     public struct EndBackup: EnclaveRequest {
         public static let mayChangeAvailableKeys = false
         public var session: Data

@@ -5,7 +5,7 @@ extension EnclaveCall {
     /// Uses an enclave key: the enclave unwraps it (the class must be available), checks
     /// its access control against the context's proofs, runs the operation, and forgets
     /// the key.
-    @MemberwiseInit
+    @WireStruct
     public struct UseEnclaveKey: EnclaveRequest {
         public typealias Response = EnclaveKeyOutput
         public static let mayChangeAvailableKeys = false

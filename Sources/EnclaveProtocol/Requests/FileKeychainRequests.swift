@@ -19,7 +19,7 @@ extension FileKeychainHeader: WireLeaf {
 
 extension EnclaveCall {
     /// A new file keychain under `password`, unlocked; its header for the file.
-    @MemberwiseInit
+    @WireStruct
     public struct CreateFileKeychain: EnclaveRequest {
         public typealias Response = FileKeychainHeader
         public static let mayChangeAvailableKeys = false
@@ -28,7 +28,7 @@ extension EnclaveCall {
     }
 
     /// Unlocks the file keychain of `header` with its password (throttled per keychain).
-    @MemberwiseInit
+    @WireStruct
     public struct UnlockFileKeychain: EnclaveRequest {
         public static let mayChangeAvailableKeys = true
         public var header: FileKeychainHeader
@@ -37,7 +37,7 @@ extension EnclaveCall {
     }
 
     /// Locks one file keychain, or every one (nil).
-    public struct LockFileKeychain: EnclaveRequest {
+    public struct LockFileKeychain: EnclaveRequest, Codable {
         public static let mayChangeAvailableKeys = true
         public var keychain: UUID?
 
@@ -45,7 +45,7 @@ extension EnclaveCall {
     }
 
     /// Whether a file keychain is unlocked.
-    public struct FileKeychainUnlocked: EnclaveRequest {
+    public struct FileKeychainUnlocked: EnclaveRequest, Codable {
         public typealias Response = Bool
         public static let mayChangeAvailableKeys = false
         public var keychain: UUID
@@ -54,7 +54,7 @@ extension EnclaveCall {
     }
 
     /// Sets the idle time after which an unlocked file keychain locks (0: never).
-    public struct SetFileKeychainTimeout: EnclaveRequest {
+    public struct SetFileKeychainTimeout: EnclaveRequest, Codable {
         public static let mayChangeAvailableKeys = true
         public var keychain: UUID
         public var autoLockSeconds: UInt32
@@ -66,7 +66,7 @@ extension EnclaveCall {
     }
 
     /// The header with the keychain's key under a new password, once the old opens it.
-    @MemberwiseInit
+    @WireStruct
     public struct ChangeFileKeychainPassword: EnclaveRequest {
         public typealias Response = FileKeychainHeader
         public static let mayChangeAvailableKeys = true

@@ -21,7 +21,7 @@ extension EnclaveCall {
     }
 
     /// The key of the keyed tokens.
-    @MemberwiseInit
+    @WireStruct
     public struct IndexKey: EnclaveRequest {
         public typealias Response = Key
         public static let mayChangeAvailableKeys = false
@@ -30,7 +30,7 @@ extension EnclaveCall {
     }
 
     /// The metadata key of a class.
-    public struct MetadataKey: EnclaveRequest {
+    public struct MetadataKey: EnclaveRequest, Codable {
         public typealias Response = Key
         public static let mayChangeAvailableKeys = false
         public var protection: ProtectionClass
@@ -44,7 +44,7 @@ extension EnclaveCall {
     }
 
     /// Wraps a per-item key under a class key, binding an access control when given.
-    public struct WrapItemKey: EnclaveRequest {
+    public struct WrapItemKey: EnclaveRequest, Codable {
         public static let mayChangeAvailableKeys = false
         public var protection: ProtectionClass
         public var itemKey: KeychainCrypto.ItemKey
@@ -67,15 +67,15 @@ extension EnclaveCall {
         }
 
         /// The wrapped key, and the access control as it must be stored.
-        @MemberwiseInit
-        public struct Response: WireCodable, Codable {
+        @WireStruct
+        public struct Response: WireCodable {
             public var wrapped: Data
             public var access: AccessControl?
         }
     }
 
     /// Unwraps a per-item key, once the context has proven what its access control asks.
-    public struct UnwrapItemKey: EnclaveRequest {
+    public struct UnwrapItemKey: EnclaveRequest, Codable {
         public typealias Response = Key
         public static let mayChangeAvailableKeys = false
         public var protection: ProtectionClass

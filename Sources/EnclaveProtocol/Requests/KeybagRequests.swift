@@ -3,7 +3,7 @@ public import KeychainModel
 
 extension EnclaveCall {
     /// The keybag's lock state and settings, and whether the enclave's memory is locked.
-    @MemberwiseInit
+    @WireStruct
     public struct Status: EnclaveRequest {
         public typealias Response = EnclaveStatus
         public static let mayChangeAvailableKeys = false
@@ -11,7 +11,7 @@ extension EnclaveCall {
 
     /// Sets, changes or removes the passcode; the response says whether the akpu class key
     /// was destroyed (securityd then purges those items).
-    @MemberwiseInit
+    @WireStruct
     public struct ChangePasscode: EnclaveRequest {
         public typealias Response = Bool
         public static let mayChangeAvailableKeys = true
@@ -19,7 +19,7 @@ extension EnclaveCall {
         public var new: SecretBytes?
     }
 
-    @MemberwiseInit
+    @WireStruct
     public struct UpdateSettings: EnclaveRequest {
         public static let mayChangeAvailableKeys = true
         public var autoLockSeconds: UInt32?
@@ -27,7 +27,7 @@ extension EnclaveCall {
     }
 
     /// An escrow keybag of the class C keys (the passcode, when one is set, authorizes it).
-    @MemberwiseInit
+    @WireStruct
     public struct CreateEscrow: EnclaveRequest {
         public typealias Response = KeybagCall.EscrowCreated
         public static let mayChangeAvailableKeys = false
@@ -61,8 +61,8 @@ extension KeybagCall.RevokeEscrow: EnclaveRequest { public static let mayChangeA
 extension KeybagCall.CreateEnclaveKey: EnclaveRequest { public static let mayChangeAvailableKeys = false }
 
 /// What the enclave reports about itself.
-@MemberwiseInit
-public struct EnclaveStatus: WireCodable, Hashable, Codable {
+@WireStruct
+public struct EnclaveStatus: WireCodable, Hashable {
     public var keybag: KeybagStatus
     /// Whether the enclave's memory is locked into RAM (mlockall succeeded).
     public var memoryLocked: Bool

@@ -6,52 +6,52 @@ public import FoundationEssentials
 /// it may change the available keys (the enclave's) are each protocol's.
 public enum KeybagCall {
     /// Unlocks the keychain with its passcode (the enclave verifies and throttles it).
-    @MemberwiseInit
+    @WireStruct
     public struct Unlock: WireMessage {
         public var passcode: SecretBytes
     }
 
     /// Locks the keychain: classes that need the passcode become unavailable.
-    @MemberwiseInit
+    @WireStruct
     public struct Lock: WireMessage {
     }
 
     /// Evidence of the user's presence for an authentication context, checked by the
     /// enclave (which throttles passcodes as it throttles unlocks).
-    public struct Authenticate: WireMessage {
+    public struct Authenticate: WireMessage, Codable {
         public var request: AuthenticationRequest
 
         public init(_ request: AuthenticationRequest) { self.request = request }
     }
 
     /// Forgets an authentication context (`LAContext.invalidate`).
-    @MemberwiseInit
+    @WireStruct
     public struct InvalidateAuthentication: WireMessage {
         public var context: Data
     }
 
     /// What the enclave can check: passcode, sensor, enrollment.
-    @MemberwiseInit
+    @WireStruct
     public struct AuthenticationCapabilitiesRequest: WireMessage {
         public typealias Response = AuthenticationCapabilities
     }
 
     /// Makes class C available with an escrow keybag's secret (the secret is the authority).
-    @MemberwiseInit
+    @WireStruct
     public struct UnlockWithEscrow: WireMessage {
         public var id: Data
         public var secret: SecretBytes
     }
 
     /// Revokes an escrow keybag.
-    @MemberwiseInit
+    @WireStruct
     public struct RevokeEscrow: WireMessage {
         public var id: Data
     }
 
     /// An escrow keybag: its id and the secret its agent keeps.
-    @MemberwiseInit
-    public struct EscrowCreated: WireCodable, Codable {
+    @WireStruct
+    public struct EscrowCreated: WireCodable {
         public var id: Data
         public var secret: SecretBytes
     }
@@ -59,7 +59,7 @@ public enum KeybagCall {
     /// Makes a P-256 private key inside the enclave (`SecKeyCreateRandomKey` with
     /// `kSecAttrTokenIDSecureEnclave`) and returns it wrapped: only its public key is
     /// readable outside. The caller keeps the blob (and may store it as a key item).
-    @MemberwiseInit
+    @WireStruct
     public struct CreateEnclaveKey: WireMessage {
         public typealias Response = EnclaveKeyCreated
         /// Always a ThisDeviceOnly class: an enclave key cannot leave the device.
@@ -69,8 +69,8 @@ public enum KeybagCall {
     }
 
     /// The new key's blob (``EnclaveKeyBlob/data``).
-    @MemberwiseInit
-    public struct EnclaveKeyCreated: WireCodable, Codable {
+    @WireStruct
+    public struct EnclaveKeyCreated: WireCodable {
         public var blob: Data
     }
 

@@ -2,7 +2,7 @@
 /// enclave), with its response. Its fields and its response are in ``WireEncoder``'s form;
 /// its opcode is its protocol's (``MessageCatalog``), so that one message may belong to
 /// both protocols — securityd forwards to the enclave the request it authorized.
-public protocol WireMessage: WireCodable, Codable {
+public protocol WireMessage: WireCodable {
     /// What a success carries; most requests answer with nothing.
     associatedtype Response: WireCodable = NoResult
 }

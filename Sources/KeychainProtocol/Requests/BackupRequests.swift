@@ -2,15 +2,15 @@ public import KeychainModel
 
 extension Service {
     /// Writes a backup of the keychain to `path` (absolute), under `password`.
-    @MemberwiseInit
+    @WireStruct
     public struct CreateBackup: ServiceRequest {
         public static let authorization = Authorization.securityToolWithPresence(operation: "making a backup")
         public var path: String
         public var password: SecretBytes
 
         /// How many items the archive holds, and how many were left out and why.
-        @MemberwiseInit
-        public struct Response: WireCodable, Hashable, Codable {
+        @WireStruct
+        public struct Response: WireCodable, Hashable {
             public var backedUp: UInt32
             /// WhenPasscodeSetThisDeviceOnly items: never in a backup.
             public var passcodeSetItems: UInt32
@@ -22,15 +22,15 @@ extension Service {
     }
 
     /// Restores the backup at `path` (absolute) into the keychain.
-    @MemberwiseInit
+    @WireStruct
     public struct RestoreBackup: ServiceRequest {
         public static let authorization = Authorization.securityTool(operation: "restoring backups")
         public var path: String
         public var password: SecretBytes
 
         /// What the restore did with each record, and whether this device made the archive.
-        @MemberwiseInit
-        public struct Response: WireCodable, Hashable, Codable {
+        @WireStruct
+        public struct Response: WireCodable, Hashable {
             public var restored: UInt32
             public var replaced: UInt32
             public var keptExisting: UInt32

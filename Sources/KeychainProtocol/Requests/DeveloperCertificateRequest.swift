@@ -4,7 +4,7 @@ public import KeychainModel
 extension Service {
     /// A developer certificate for `team` and its public key (P-256, raw), issued by the
     /// keychain's local developer root.
-    @MemberwiseInit
+    @WireStruct
     public struct IssueDeveloperCertificate: ServiceRequest {
         public static let authorization = Authorization.securityToolWithPresence(operation: "signing with the local developer root")
         public var team: String
@@ -12,8 +12,8 @@ extension Service {
         public var publicKey: Data
 
         /// The certificate (DER) and the root that issued it (DER).
-        @MemberwiseInit
-        public struct Response: WireCodable, Hashable, Codable {
+        @WireStruct
+        public struct Response: WireCodable, Hashable {
             public var certificate: Data
             public var root: Data
         }

@@ -6,7 +6,7 @@ extension Service {
     /// `SecKeyCreateDecryptedData`, `SecKeyCopyKeyExchangeResult`): securityd passes it to
     /// the enclave, which enforces its access control against the context; when proofs are
     /// missing the error says what to prove, as for an item.
-    public struct UseEnclaveKey: ServiceRequest {
+    public struct UseEnclaveKey: ServiceRequest, Codable {
         public typealias Response = EnclaveKeyOutput
         public static let authorization = Authorization.anyCaller
 

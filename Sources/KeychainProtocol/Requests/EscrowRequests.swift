@@ -3,7 +3,7 @@ public import KeychainModel
 
 extension Service {
     /// An escrow keybag of the class C keys for a designated agent.
-    @MemberwiseInit
+    @WireStruct
     public struct CreateEscrow: ServiceRequest {
         public typealias Response = KeybagCall.EscrowCreated
         public static let authorization = Authorization.securityToolWithPresence(operation: "making an escrow keybag")

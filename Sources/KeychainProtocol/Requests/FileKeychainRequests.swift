@@ -7,7 +7,7 @@ public import KeychainModel
 
 extension Service {
     /// A new file keychain at `path` under `password`, unlocked.
-    @MemberwiseInit
+    @WireStruct
     public struct CreateKeychain: ServiceRequest {
         public static let authorization = Authorization.anyCaller
         public var path: String
@@ -16,14 +16,14 @@ extension Service {
     }
 
     /// Removes a file keychain (and takes it off the search list).
-    @MemberwiseInit
+    @WireStruct
     public struct DeleteKeychain: ServiceRequest {
         public static let authorization = Authorization.anyCaller
         public var path: String
     }
 
     /// Unlocks a file keychain with its password (throttled per keychain).
-    @MemberwiseInit
+    @WireStruct
     public struct UnlockKeychain: ServiceRequest {
         public static let authorization = Authorization.anyCaller
         public var path: String
@@ -31,27 +31,27 @@ extension Service {
     }
 
     /// Locks a file keychain, or every file keychain (nil).
-    @MemberwiseInit
+    @WireStruct
     public struct LockKeychain: ServiceRequest {
         public static let authorization = Authorization.anyCaller
         public var path: String?
     }
 
     /// A file keychain's settings and lock state.
-    @MemberwiseInit
+    @WireStruct
     public struct KeychainInfo: ServiceRequest {
         public static let authorization = Authorization.anyCaller
         public var path: String
 
-        @MemberwiseInit
-        public struct Response: WireCodable, Hashable, Codable {
+        @WireStruct
+        public struct Response: WireCodable, Hashable {
             public var settings: KeychainSettings
             public var unlocked: Bool
         }
     }
 
     /// Records a file keychain's settings (it must be unlocked).
-    @MemberwiseInit
+    @WireStruct
     public struct SetKeychainSettings: ServiceRequest {
         public static let authorization = Authorization.anyCaller
         public var path: String
@@ -59,7 +59,7 @@ extension Service {
     }
 
     /// Changes a file keychain's password.
-    @MemberwiseInit
+    @WireStruct
     public struct ChangeKeychainPassword: ServiceRequest {
         public static let authorization = Authorization.anyCaller
         public var path: String
@@ -68,7 +68,7 @@ extension Service {
     }
 
     /// The user's keychain search list, replaced first when `replacement` is given.
-    public struct SearchList: ServiceRequest {
+    public struct SearchList: ServiceRequest, Codable {
         public typealias Response = KeychainList
         public static let authorization = Authorization.anyCaller
         public var replacement: KeychainList?
@@ -77,7 +77,7 @@ extension Service {
     }
 
     /// The user's default keychain, set first when `replacement` is given.
-    @MemberwiseInit
+    @WireStruct
     public struct DefaultKeychain: ServiceRequest {
         public typealias Response = KeychainList
         public static let authorization = Authorization.anyCaller

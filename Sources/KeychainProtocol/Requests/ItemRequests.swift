@@ -3,7 +3,7 @@ public import KeychainModel
 
 extension Service {
     /// `SecItemAdd`: the item's attributes and value; the result is what its `r_…` keys ask for.
-    public struct Add: ServiceRequest {
+    public struct Add: ServiceRequest, Codable {
         public typealias Response = KeychainValue?
         public static let authorization = Authorization.anyCaller
         public var attributes: [String: KeychainValue]
@@ -14,7 +14,7 @@ extension Service {
     }
 
     /// `SecItemCopyMatching`: data, attributes or references of the matching items.
-    public struct CopyMatching: ServiceRequest {
+    public struct CopyMatching: ServiceRequest, Codable {
         public typealias Response = KeychainValue?
         public static let authorization = Authorization.anyCaller
         public var query: [String: KeychainValue]
@@ -25,7 +25,7 @@ extension Service {
     }
 
     /// `SecItemUpdate`: changes every matching item.
-    public struct Update: ServiceRequest {
+    public struct Update: ServiceRequest, Codable {
         public static let authorization = Authorization.anyCaller
         public var query: [String: KeychainValue]
         public var attributes: [String: KeychainValue]
@@ -40,7 +40,7 @@ extension Service {
     }
 
     /// `SecItemDelete`: deletes every matching item.
-    public struct Delete: ServiceRequest {
+    public struct Delete: ServiceRequest, Codable {
         public static let authorization = Authorization.anyCaller
         public var query: [String: KeychainValue]
 

@@ -2,15 +2,15 @@ public import KeychainModel
 
 extension Service {
     /// The keychain's lock state and settings.
-    @MemberwiseInit
+    @WireStruct
     public struct KeychainStatusRequest: ServiceRequest {
         public typealias Response = KeychainStatus
         public static let authorization = Authorization.anyCaller
     }
 
     /// What securityd reports about the keychain; no key material.
-    @MemberwiseInit
-    public struct KeychainStatus: WireCodable, Hashable, Codable {
+    @WireStruct
+    public struct KeychainStatus: WireCodable, Hashable {
         public var lockState: LockState
         public var hasPasscode: Bool
         /// Seconds of inactivity after which the keychain locks; 0: never.
@@ -22,7 +22,7 @@ extension Service {
     }
 
     /// Sets, changes (both given) or removes (`new` nil) the keychain passcode.
-    @MemberwiseInit
+    @WireStruct
     public struct ChangePasscode: ServiceRequest {
         public static let authorization = Authorization.securityTool(operation: "changing the keychain password")
         public var old: SecretBytes?
@@ -30,7 +30,7 @@ extension Service {
     }
 
     /// Changes the keychain's settings: the inactivity after which it locks.
-    @MemberwiseInit
+    @WireStruct
     public struct UpdateSettings: ServiceRequest {
         public static let authorization = Authorization.securityTool(operation: "changing the keychain settings")
         public var autoLockSeconds: UInt32?

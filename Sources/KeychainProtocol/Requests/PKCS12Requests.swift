@@ -5,7 +5,7 @@ extension Service {
     /// Opens a PKCS#12 file (`SecPKCS12Import`, `security import`). securityd decodes it
     /// with OpenSSL, which reads every kind of file people have; clients link no C library.
     /// The caller gets back what it sent, decrypted: the file and its password were its own.
-    @MemberwiseInit
+    @WireStruct
     public struct DecodePKCS12: ServiceRequest {
         public typealias Response = PKCS12Contents
         public static let authorization = Authorization.anyCaller
@@ -17,8 +17,8 @@ extension Service {
 
     /// What a PKCS#12 file holds: its private key (PKCS#8 DER) and that key's certificate,
     /// when it has them, and every other certificate in the file's order.
-    @MemberwiseInit
-    public struct PKCS12Contents: WireCodable, Codable {
+    @WireStruct
+    public struct PKCS12Contents: WireCodable {
         public var privateKey: SecretBytes?
         public var certificate: Data?
         public var otherCertificates: [Data]
@@ -26,7 +26,7 @@ extension Service {
 
     /// Writes a PKCS#12 file (`security export -f pkcs12`) with OpenSSL's defaults: PBES2
     /// with AES-256-CBC and PBKDF2, a SHA-256 MAC.
-    @MemberwiseInit
+    @WireStruct
     public struct EncodePKCS12: ServiceRequest {
         public typealias Response = PKCS12File
         public static let authorization = Authorization.anyCaller
@@ -41,8 +41,8 @@ extension Service {
     }
 
     /// A PKCS#12 file's bytes.
-    @MemberwiseInit
-    public struct PKCS12File: WireCodable, Codable {
+    @WireStruct
+    public struct PKCS12File: WireCodable {
         public var bytes: Data
     }
 }

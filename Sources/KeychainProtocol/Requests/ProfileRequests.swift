@@ -9,7 +9,7 @@ public import KeychainModel
 extension Service {
     /// Installs a profile file (a property list, or one signed with CMS); one with the
     /// identifier of an installed profile replaces it.
-    @MemberwiseInit
+    @WireStruct
     public struct InstallProfile: ServiceRequest {
         public typealias Response = ProfileRecord
         public static let authorization = Authorization.securityToolWithPresence(operation: "installing a configuration profile")
@@ -17,21 +17,21 @@ extension Service {
     }
 
     /// Removes an installed profile and exactly the items it installed.
-    @MemberwiseInit
+    @WireStruct
     public struct RemoveProfile: ServiceRequest {
         public static let authorization = Authorization.securityToolWithPresence(operation: "removing a configuration profile")
         public var identifier: String
     }
 
     /// The installed profiles, in the order of their identifiers.
-    @MemberwiseInit
+    @WireStruct
     public struct CopyProfiles: ServiceRequest {
         public typealias Response = ProfileList
         public static let authorization = Authorization.securityTool(operation: "listing configuration profiles")
     }
 
-    @MemberwiseInit
-    public struct ProfileList: WireCodable, Sendable, Codable {
+    @WireStruct
+    public struct ProfileList: WireCodable, Sendable {
         public var profiles: [ProfileRecord]
     }
 }

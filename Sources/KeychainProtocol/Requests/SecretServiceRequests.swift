@@ -9,7 +9,7 @@ extension Service {
     ///
     /// Any process of the user may ask: the bus named is trusted as the session's, as the
     /// bus an activated daemon finds in its environment is (docs/SECURITY.md, "Secret Service").
-    @MemberwiseInit
+    @WireStruct
     public struct ServeSecretService: ServiceRequest {
         public static let authorization = Authorization.anyCaller
         public var busAddress: String
@@ -20,7 +20,7 @@ extension Service {
     /// Moves a gnome-keyring keyring file's items (version 0, gnome-keyring's; version 1,
     /// libsecret's file backend) into the Secret Service's host scope, with their labels,
     /// attributes, secrets and dates (`security import-keyring`). securityd reads the file.
-    @MemberwiseInit
+    @WireStruct
     public struct ImportKeyring: ServiceRequest {
         public typealias Response = KeyringImportReport
         public static let authorization = Authorization.securityTool(operation: "importing a keyring file")
@@ -30,8 +30,8 @@ extension Service {
 
     /// What an import did: items added, items here that the file's newer copy replaced, and
     /// items left alone (already here, or newer here).
-    @MemberwiseInit
-    public struct KeyringImportReport: WireCodable, Sendable, Hashable, Codable {
+    @WireStruct
+    public struct KeyringImportReport: WireCodable, Sendable, Hashable {
         public var label: String
         public var imported: UInt32
         public var updated: UInt32

@@ -4,7 +4,7 @@ public import KeychainModel
 extension Service {
     /// Evaluates a certificate chain (`SecTrustEvaluateWithError`): securityd builds the
     /// chain to an anchor and applies the policies, as Apple's trustd does.
-    @MemberwiseInit
+    @WireStruct
     public struct EvaluateTrust: ServiceRequest {
         public typealias Response = TrustEvaluation
         public static let authorization = Authorization.anyCaller
@@ -73,8 +73,8 @@ extension Service {
 
     /// The outcome of an evaluation: Apple's result type, the status of the check that
     /// decided it (`errSecSuccess` when trusted) with its words, and the chain built.
-    @MemberwiseInit
-    public struct TrustEvaluation: WireCodable, Hashable, Codable {
+    @WireStruct
+    public struct TrustEvaluation: WireCodable, Hashable {
         /// `SecTrustResultType`'s raw value: 4 (unspecified) when trusted, 5 (recoverable
         /// trust failure) when not.
         public var result: UInt8

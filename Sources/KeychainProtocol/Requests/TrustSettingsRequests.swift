@@ -141,7 +141,7 @@ extension Service {
     /// a keychain password is set: a trusted root lets its holder impersonate any site to
     /// every program (macOS asks for the user's password here too). The admin domain is
     /// for root only.
-    @MemberwiseInit
+    @WireStruct
     public struct SetTrustSettings: ServiceRequest {
         public static let authorization = Authorization.securityToolWithPresence(operation: "changing trust settings")
 
@@ -151,7 +151,7 @@ extension Service {
 
     /// Removes a certificate's trust settings from a domain (`security remove-trusted-cert`);
     /// errSecItemNotFound when it has none there.
-    @MemberwiseInit
+    @WireStruct
     public struct RemoveTrustSettings: ServiceRequest {
         public static let authorization = Authorization.securityToolWithPresence(operation: "changing trust settings")
 
@@ -161,7 +161,7 @@ extension Service {
 
     /// A domain's trust settings (`SecTrustSettingsCopyCertificates`, `security
     /// dump-trust-settings`): public information, any caller.
-    @MemberwiseInit
+    @WireStruct
     public struct CopyTrustSettings: ServiceRequest {
         public typealias Response = TrustSettingsList
         public static let authorization = Authorization.anyCaller

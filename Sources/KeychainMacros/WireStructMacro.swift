@@ -3,14 +3,31 @@ import SwiftDiagnostics
 import SwiftSyntax
 import SwiftSyntaxMacros
 
-/// `@MemberwiseInit`: the initializer Swift synthesizes for a struct, at the struct's own
-/// access level (Swift's is internal). A message crosses modules, so without this each
-/// declaration would repeat every property three times (property, parameter, assignment).
+/// `@WireStruct`: a struct that crosses the wire gets the initializer Swift synthesizes, at
+/// the struct's own access level (Swift's is internal), and `Codable` (its wire form,
+/// `WireEncoder`'s) when it does not declare it. A message crosses modules, so without this
+/// each declaration would repeat every property three times (property, parameter,
+/// assignment).
 ///
 /// Parameters follow the stored properties in order, labelled by their names; a `var`'s
 /// initial value becomes its parameter's default; a `let` with a value, a computed
 /// property and a `static` one are left out.
-public struct MemberwiseInitMacro: MemberMacro {
+public struct WireStructMacro: MemberMacro, ExtensionMacro {
+    /// `Codable` straight on the struct, in an extension the compiler synthesizes it in (a
+    /// protocol refining `Codable` instead would make every message's witness tables be
+    /// instantiated at run time: the standard library is resilient).
+    public static func expansion(
+        of node: AttributeSyntax,
+        attachedTo declaration: some DeclGroupSyntax,
+        providingExtensionsOf type: some TypeSyntaxProtocol,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
+        guard declaration.is(StructDeclSyntax.self), !protocols.isEmpty else { return [] }
+        let list = protocols.map(\.trimmedDescription).joined(separator: ", ")
+        return [try ExtensionDeclSyntax("extension \(type.trimmed): \(raw: list) {}")]
+    }
+
     public static func expansion(
         of node: AttributeSyntax,
         providingMembersOf declaration: some DeclGroupSyntax,
@@ -18,7 +35,7 @@ public struct MemberwiseInitMacro: MemberMacro {
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
         guard let structure = declaration.as(StructDeclSyntax.self) else {
-            throw MacroExpansionErrorMessage("@MemberwiseInit applies to a struct")
+            throw MacroExpansionErrorMessage("@WireStruct applies to a struct")
         }
         var parameters: [String] = []
         var assignments: [String] = []
@@ -34,7 +51,7 @@ public struct MemberwiseInitMacro: MemberMacro {
                 }
                 if isLet && binding.initializer != nil { continue }
                 guard let type = binding.typeAnnotation?.type.trimmedDescription else {
-                    throw MacroExpansionErrorMessage("@MemberwiseInit needs the type of '\(name)' written out")
+                    throw MacroExpansionErrorMessage("@WireStruct needs the type of '\(name)' written out")
                 }
                 let defaultValue = binding.initializer.map { " = \($0.value.trimmedDescription)" } ?? ""
                 parameters.append("\(name): \(type)\(defaultValue)")
@@ -60,5 +77,5 @@ extension AccessorBlockSyntax {
 
 @main
 struct KeychainMacrosPlugin: CompilerPlugin {
-    let providingMacros: [any Macro.Type] = [MemberwiseInitMacro.self]
+    let providingMacros: [any Macro.Type] = [WireStructMacro.self]
 }

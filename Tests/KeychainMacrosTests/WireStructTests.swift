@@ -3,10 +3,12 @@ import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacrosGenericTestSupport
 import Testing
 
-/// `@MemberwiseInit` expands to the initializer Swift would synthesize, at the struct's
-/// access level: stored properties in order, a `var`'s value as the default.
-struct MemberwiseInitTests {
-    static let macros: [String: MacroSpec] = ["MemberwiseInit": MacroSpec(type: MemberwiseInitMacro.self)]
+/// `@WireStruct` expands to the initializer Swift would synthesize, at the struct's access
+/// level (stored properties in order, a `var`'s value as the default), and to `Codable` in
+/// an extension when the struct does not declare it (the compiler passes the conformances
+/// still missing; here, as for a struct without one, `Codable`).
+struct WireStructTests {
+    static let macros: [String: MacroSpec] = ["WireStruct": MacroSpec(type: WireStructMacro.self, conformances: ["Codable"])]
 
     func expect(_ source: String, expands expanded: String, diagnostics: [DiagnosticSpec] = [], sourceLocation: SourceLocation = #_sourceLocation) {
         assertMacroExpansion(source, expandedSource: expanded, diagnostics: diagnostics, macroSpecs: Self.macros) { failure in
@@ -17,7 +19,7 @@ struct MemberwiseInitTests {
     @Test func storedPropertiesInOrderWithDefaultsAtTheStructsAccessLevel() {
         expect(
             """
-            @MemberwiseInit
+            @WireStruct
             public struct CreateKeychain {
                 public static let authorization = Authorization.anyCaller
                 static let limit = 64
@@ -47,13 +49,16 @@ struct MemberwiseInitTests {
                     self.observed = observed
                 }
             }
+
+            extension CreateKeychain: Codable {
+            }
             """)
     }
 
     @Test func anEmptyPackageStructGetsAnEmptyInitializer() {
         expect(
             """
-            @MemberwiseInit
+            @WireStruct
             package struct Lock {
             }
             """,
@@ -63,13 +68,16 @@ struct MemberwiseInitTests {
                 package init() {
                 }
             }
+
+            extension Lock: Codable {
+            }
             """)
     }
 
     @Test func aPropertyWithoutItsTypeOrAnEnumIsAnError() {
         expect(
             """
-            @MemberwiseInit
+            @WireStruct
             struct Guess {
                 var count = 1
             }
@@ -78,11 +86,14 @@ struct MemberwiseInitTests {
             struct Guess {
                 var count = 1
             }
+
+            extension Guess: Codable {
+            }
             """,
-            diagnostics: [DiagnosticSpec(message: "@MemberwiseInit needs the type of 'count' written out", line: 1, column: 1)])
+            diagnostics: [DiagnosticSpec(message: "@WireStruct needs the type of 'count' written out", line: 1, column: 1)])
         expect(
             """
-            @MemberwiseInit
+            @WireStruct
             enum Kind {
             }
             """,
@@ -90,6 +101,6 @@ struct MemberwiseInitTests {
             enum Kind {
             }
             """,
-            diagnostics: [DiagnosticSpec(message: "@MemberwiseInit applies to a struct", line: 1, column: 1)])
+            diagnostics: [DiagnosticSpec(message: "@WireStruct applies to a struct", line: 1, column: 1)])
     }
 }
