@@ -19,6 +19,7 @@ let package = Package(
         .executable(name: "security", targets: ["SecurityTool"]),
         .executable(name: "trousseau-enclave", targets: ["trousseau-enclave"]),
         .executable(name: "securityd", targets: ["securityd"]),
+        .executable(name: "trousseau-syncd", targets: ["trousseau-syncd"]),
         .library(name: "KeychainClient", targets: ["KeychainClient"]),
         .library(name: "Security", targets: ["Security"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
@@ -32,6 +33,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
+        // trousseau-syncd only: the HTTP server and its two databases through one SQL layer.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/sql-kit", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/postgres-kit", from: "2.17.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // Shared by every process.
@@ -248,7 +255,38 @@ let package = Package(
             name: "KeychainFuzzTargets",
             dependencies: [
                 "KeychainModel", "KeychainCertificates", "KeychainCrypto", "KeychainKeys", "KeychainPKCS12", "KeychainProfiles", "KeychainProtocol",
-                "EnclaveProtocol", "KeyringFiles",
+                "EnclaveProtocol", "KeyringFiles", "SyncProtocol", "SyncCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+
+        // Sync between a user's devices: the records and requests both sides speak (no
+        // dependencies), the server's store and routes, and the server's thin executable.
+        .target(name: "SyncProtocol"),
+        // A device's side: records sealed under fresh keys, bound to where they sit, signed.
+        .target(
+            name: "SyncCrypto",
+            dependencies: ["SyncProtocol", "KeychainModel", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .target(
+            name: "SyncServer",
+            dependencies: [
+                "SyncProtocol",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+            ]
+        ),
+        .executableTarget(
+            name: "trousseau-syncd",
+            dependencies: [
+                "SyncServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -356,6 +394,18 @@ let package = Package(
             // (slow: a release build of the programs, cached in .build-install).
             name: "InstallationTests",
             dependencies: ["KeychainTestSupport"]
+        ),
+        .testTarget(
+            // The SyncStore conformance suite on SQLite and PostgreSQL, and trousseau-syncd's HTTP API.
+            name: "SyncServerTests",
+            dependencies: [
+                "SyncServer", "SyncProtocol", "KeychainTestSupport", "trousseau-syncd",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "SyncCryptoTests",
+            dependencies: ["SyncCrypto", "SyncProtocol", "KeychainModel", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(
             name: "SecurityToolTests",

@@ -8,6 +8,9 @@ import KeychainPKCS12
 import KeychainProfiles
 import KeychainProtocol
 import KeyringFiles
+import SyncCrypto
+import SyncProtocol
+import Crypto
 
 /// The decoders that read bytes an attacker chooses, as fuzz targets: libFuzzer drives
 /// them in `Fuzz/` (scripts/fuzz), and the test suite replays the committed corpus
@@ -42,6 +45,14 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// iterations (libsecret's 100,000 are too slow for a fuzzer's loop: version 1 inputs are
     /// read up to the key derivation).
     case keyring
+    /// A JSON body of the sync server's API: what trousseau-syncd reads from a device
+    /// (account and device registration, a batch, a membership entry) and what a device
+    /// reads from a server it does not trust (a feed page, a refused batch, the chain).
+    case syncMessage
+    /// A sync record's body as a device reads it from the server: the envelope's fields,
+    /// then opened with the seed's keys (a mutated seed reaches the signature check, the
+    /// unwrapping and the padding).
+    case syncRecord
 
     /// Runs the decoder over `input`; errors are expected, crashes are bugs.
     public func run(_ input: Data) {
@@ -93,6 +104,21 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             _ = try? Self.openSeedEnvelope(input)
         case .keyring:
             _ = try? GnomeKeyringFile.read(input, password: SecretBytes("fuzz".utf8), iterationLimit: 4_096)
+        case .syncMessage:
+            let decoder = JSONDecoder()
+            _ = try? decoder.decode(RegisterAccountRequest.self, from: input)
+            _ = try? decoder.decode(RegisterDeviceRequest.self, from: input)
+            _ = try? decoder.decode(BatchRequest.self, from: input)
+            _ = try? decoder.decode(BatchResponse.self, from: input)
+            _ = try? decoder.decode(BatchConflict.self, from: input)
+            _ = try? decoder.decode(ChangesResponse.self, from: input)
+            _ = try? decoder.decode(MembershipEntry.self, from: input)
+            _ = try? decoder.decode(MembershipResponse.self, from: input)
+            _ = try? decoder.decode(SyncErrorBody.self, from: input)
+        case .syncRecord:
+            guard let envelope = try? SyncRecordEnvelope(decoding: input) else { return }
+            let keys = SyncSeed.make()
+            _ = try? envelope.open(context: SyncSeed.context, parentKey: { _ in keys.classKey }, writerKey: { _ in keys.signing.publicKey })
         }
     }
 
@@ -170,9 +196,38 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .keyring:
             // Committed files written by gnome-keyring-daemon (version 0) and libsecret's file backend (version 1).
             return []
+        case .syncRecord:
+            let keys = SyncSeed.make()
+            return [Data(), Data("a password".utf8), Data(repeating: 7, count: 2000)].compactMap { plaintext in
+                try? SyncRecordEnvelope.seal(
+                    SecretBytes(plaintext), context: SyncSeed.context, parent: (SyncIdentifier("class-a")!, keys.classKey),
+                    writer: SyncIdentifier("device")!, signingKey: keys.signing
+                ).encoded
+            }
+        case .syncMessage:
+            let record = SyncRecord(record: SyncIdentifier("r1")!, type: 1, version: 2, tombstone: true, body: Data([0, 1, 0xff]), seq: 7)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            return [
+                try? encoder.encode(RegisterAccountRequest(account: SyncIdentifier("acct")!, device: SyncIdentifier("dev")!, token: Data(count: 32))),
+                try? encoder.encode(BatchRequest(writes: [record])),
+                try? encoder.encode(ChangesResponse(records: [record], high: 7, more: true)),
+                try? encoder.encode(BatchConflict(conflicts: [.init(record: SyncIdentifier("r1")!, serverVersion: 3)])),
+                try? encoder.encode(MembershipResponse(entries: [MembershipEntry(index: 0, entry: Data("genesis".utf8))])),
+            ].compactMap { $0 }
         case .blob:
             return [item, internet, ["cdat": .date(Date(timeIntervalSince1970: 1_800_000_000)), "gena": .data(Data([0, 255]))]]
                 .map { AttributeCodec.encode($0.filter { $0.key != "class" && $0.key != "v_Data" }) }
         }
+    }
+}
+
+/// Fixed keys for the sync record target, so that seeds open and mutations reach the checks.
+enum SyncSeed {
+    static let context = SyncRecordContext(zone: SyncIdentifier("zone")!, record: SyncIdentifier("record")!, version: 1, type: .item)
+
+    static func make() -> (classKey: SymmetricKey, signing: Curve25519.Signing.PrivateKey) {
+        (SymmetricKey(data: Data(repeating: 0x42, count: 32)),
+         try! Curve25519.Signing.PrivateKey(rawRepresentation: Data(repeating: 0x24, count: 32)))  // 32 bytes: cannot fail
     }
 }

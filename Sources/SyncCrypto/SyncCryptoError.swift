@@ -1,0 +1,29 @@
+/// Why a sync record or key was refused. Equal on the code only; the message names no value.
+public struct SyncCryptoError: Error, Sendable, Equatable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        let name: String
+        /// The bytes are not a record of a known format.
+        public static let malformed = Code(name: "malformed")
+        /// The record names a parent key this device does not hold.
+        public static let unknownKey = Code(name: "unknown-key")
+        /// The record names a writer that is not a member.
+        public static let unknownWriter = Code(name: "unknown-writer")
+        /// The writer's signature does not verify.
+        public static let badSignature = Code(name: "bad-signature")
+        /// The AEAD refused the key or the body: wrong key, or moved or edited.
+        public static let authentication = Code(name: "authentication")
+        public var description: String { name }
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public static func == (lhs: SyncCryptoError, rhs: SyncCryptoError) -> Bool { lhs.code == rhs.code }
+
+    public var description: String { "\(code): \(message)" }
+}

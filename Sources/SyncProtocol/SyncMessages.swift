@@ -1,0 +1,117 @@
+import Foundation
+
+/// The JSON bodies of trousseau-syncd's HTTP API (`/v1/...`), shared by the server and the
+/// devices. Every field is bounded by ``SyncLimits``; the server checks each again.
+
+/// `POST /v1/accounts`: a device opens an account and becomes its first device. The token
+/// is the device's credential, random and made by the device; the server keeps its SHA-256.
+public struct RegisterAccountRequest: Codable, Sendable {
+    public var account: SyncIdentifier
+    public var device: SyncIdentifier
+    public var token: Data
+
+    public init(account: SyncIdentifier, device: SyncIdentifier, token: Data) {
+        self.account = account
+        self.device = device
+        self.token = token
+    }
+}
+
+/// `POST /v1/devices`: a device of the account gives the server another device's credential
+/// (at the end of a join). The membership chain, not this list, says whom devices trust.
+public struct RegisterDeviceRequest: Codable, Sendable {
+    public var device: SyncIdentifier
+    public var token: Data
+
+    public init(device: SyncIdentifier, token: Data) {
+        self.device = device
+        self.token = token
+    }
+}
+
+/// `POST /v1/zones/{zone}/batch`: writes applied all together or not at all. Each write's
+/// `version` must be one more than the version the server holds (1 for a new record).
+public struct BatchRequest: Codable, Sendable {
+    public var writes: [SyncRecord]
+
+    public init(writes: [SyncRecord]) {
+        self.writes = writes
+    }
+}
+
+/// The answer to an applied batch: the feed position each write took, in the batch's order.
+public struct BatchResponse: Codable, Sendable, Equatable {
+    public var seqs: [Int64]
+
+    public init(seqs: [Int64]) {
+        self.seqs = seqs
+    }
+}
+
+/// The answer to a refused batch (HTTP 409): for each write whose condition failed, the
+/// version the server holds (0: none). Nothing of the batch was applied.
+public struct BatchConflict: Codable, Sendable, Equatable, Error {
+    public struct Record: Codable, Sendable, Equatable {
+        public var record: SyncIdentifier
+        public var serverVersion: Int64
+
+        public init(record: SyncIdentifier, serverVersion: Int64) {
+            self.record = record
+            self.serverVersion = serverVersion
+        }
+    }
+
+    public var conflicts: [Record]
+
+    public init(conflicts: [Record]) {
+        self.conflicts = conflicts
+    }
+}
+
+/// `GET /v1/zones/{zone}/changes?after=S&limit=N`: the zone's records written after `S`,
+/// in feed order, each at its latest version (tombstones included).
+public struct ChangesResponse: Codable, Sendable, Equatable {
+    public var records: [SyncRecord]
+    /// The feed position to ask after next time.
+    public var high: Int64
+    /// More records follow `high`.
+    public var more: Bool
+
+    public init(records: [SyncRecord], high: Int64, more: Bool) {
+        self.records = records
+        self.high = high
+        self.more = more
+    }
+}
+
+/// One entry of the account's membership chain, opaque to the server (signed and hash-linked
+/// by the devices). `POST /v1/membership` appends at `index`, which must be the chain's length.
+public struct MembershipEntry: Codable, Sendable, Equatable {
+    public var index: Int64
+    public var entry: Data
+
+    public init(index: Int64, entry: Data) {
+        self.index = index
+        self.entry = entry
+    }
+}
+
+/// `GET /v1/membership?after=I`.
+public struct MembershipResponse: Codable, Sendable, Equatable {
+    public var entries: [MembershipEntry]
+
+    public init(entries: [MembershipEntry]) {
+        self.entries = entries
+    }
+}
+
+/// An error body: a code a program can test and a message for people.
+public struct SyncErrorBody: Codable, Sendable, Equatable {
+    public var error: String
+    public var message: String
+
+    public init(error: String, message: String) {
+        self.error = error
+        self.message = message
+    }
+}

@@ -1,0 +1,313 @@
+import Foundation
+import Logging
+import PostgresKit
+import SQLKit
+import SQLiteKit
+import SyncProtocol
+
+/// ``SyncStore`` in SQL, one text for SQLite and PostgreSQL through SQLKit. The dialects differ
+/// in three places only: how a batch takes its zone (`BEGIN IMMEDIATE` on SQLite, which
+/// admits one writer; `SELECT … FOR UPDATE` on PostgreSQL, where other server instances write
+/// too), the name of the bytes type (``SyncSchema``), and the advisory lock around migrations.
+///
+/// One connection per store, one transaction at a time on it (``TransactionQueue``).
+/// Durability: SQLite in WAL with `synchronous=FULL` (an acknowledged write survives power
+/// loss); PostgreSQL with its default `synchronous_commit=on`.
+public final class SQLSyncStore: SyncStore {
+    public enum Dialect: Sendable, Equatable {
+        case sqlite, postgres
+    }
+
+    public let dialect: Dialect
+    private let database: any SQLDatabase
+    private let queue = TransactionQueue()
+    private let closeConnection: @Sendable () async throws -> Void
+
+    private init(dialect: Dialect, database: any SQLDatabase, close: @escaping @Sendable () async throws -> Void) {
+        self.dialect = dialect
+        self.database = database
+        self.closeConnection = close
+    }
+
+    /// Opens (creating if needed) the SQLite database at `path` and brings its schema up to date.
+    public static func sqlite(path: String, logger: Logger) async throws -> SQLSyncStore {
+        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        // No statement logging: a log would carry the binds.
+        let database = connection.sql(queryLogLevel: nil)
+        do {
+            for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL", "PRAGMA foreign_keys = ON", "PRAGMA busy_timeout = 5000"] {
+                try await database.raw("\(unsafeRaw: pragma)").run()
+            }
+            let store = SQLSyncStore(dialect: .sqlite, database: database) { try await connection.close() }
+            try await store.migrate()
+            return store
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    /// Connects to PostgreSQL at `url` (`postgres://user:password@host:port/database` or
+    /// `postgres+uds://user@localhost/path/to/socket#database`) and brings the schema up to date.
+    public static func postgres(url: String, logger: Logger) async throws -> SQLSyncStore {
+        let configuration = try SQLPostgresConfiguration(url: url)
+        let connection = try await PostgresConnection.connect(configuration: configuration.coreConfiguration, id: 1, logger: logger)
+        let database = connection.sql(queryLogLevel: nil)
+        do {
+            let store = SQLSyncStore(dialect: .postgres, database: database) { try await connection.close() }
+            try await store.migrate()
+            return store
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    public func close() async throws {
+        try await queue.run { try await self.closeConnection() }
+    }
+
+    // MARK: Transactions and schema
+
+    /// Runs `body` in a transaction of its own, rolled back if it throws.
+    func transaction<T: Sendable>(_ body: @Sendable @escaping (any SQLDatabase) async throws -> T) async throws -> T {
+        let database = self.database
+        let begin = dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN"
+        return try await queue.run {
+            try await database.raw("\(unsafeRaw: begin)").run()
+            do {
+                let result = try await body(database)
+                try await database.raw("COMMIT").run()
+                return result
+            } catch {
+                try? await database.raw("ROLLBACK").run()
+                throw error
+            }
+        }
+    }
+
+    /// Reads outside a write transaction, still one at a time on the connection.
+    func read<T: Sendable>(_ body: @Sendable @escaping (any SQLDatabase) async throws -> T) async throws -> T {
+        let database = self.database
+        return try await queue.run { try await body(database) }
+    }
+
+    /// Runs `sql` as it is, outside the store's rules: for tests that play a later version
+    /// or a damaged database.
+    func unsafeExecute(_ sql: String) async throws {
+        try await transaction { db in try await db.raw("\(unsafeRaw: sql)").run() }
+    }
+
+    private func migrate() async throws {
+        let dialect = self.dialect
+        try await transaction { db in
+            if dialect == .postgres {
+                // Two instances starting at once: one migrates, the other waits and finds it done.
+                try await db.raw("SELECT pg_advisory_xact_lock(7436591)").run()
+            }
+            try await db.raw("CREATE TABLE IF NOT EXISTS sync_schema (version BIGINT PRIMARY KEY)").run()
+            let done = Set(try await db.raw("SELECT version FROM sync_schema").all().map { try $0.decode(column: "version", as: Int64.self) })
+            let known = Set(SyncSchema.migrations.map(\.version))
+            if let newer = done.subtracting(known).max() {
+                throw SyncStoreError(.schema, "the database was written by a newer trousseau-syncd (schema version \(newer)); this one knows up to \(known.max() ?? 0)")
+            }
+            for migration in SyncSchema.migrations where !done.contains(migration.version) {
+                for statement in migration.statements(dialect) {
+                    try await db.raw("\(unsafeRaw: statement)").run()
+                }
+                try await db.raw("INSERT INTO sync_schema (version) VALUES (\(bind: migration.version))").run()
+            }
+        }
+    }
+
+    private static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
+
+    // MARK: Accounts and devices
+
+    public func registerAccount(_ account: SyncIdentifier, device: SyncIdentifier, tokenHash: Data, quota: SyncQuota) async throws {
+        let now = Self.now()
+        try await transaction { db in
+            if try await db.raw("SELECT 1 AS one FROM accounts WHERE account_id = \(bind: account.rawValue)").first() != nil {
+                throw SyncStoreError(.accountExists, "an account with this id exists")
+            }
+            try await db.raw("""
+                INSERT INTO accounts (account_id, created_at, quota_records, quota_bytes)
+                VALUES (\(bind: account.rawValue), \(bind: now), \(bind: quota.records), \(bind: quota.bytes))
+                """).run()
+            try await Self.insertDevice(device, account: account, tokenHash: tokenHash, now: now, in: db)
+        }
+    }
+
+    public func registerDevice(_ device: SyncIdentifier, account: SyncIdentifier, tokenHash: Data) async throws {
+        let now = Self.now()
+        try await transaction { db in
+            if try await db.raw("SELECT 1 AS one FROM accounts WHERE account_id = \(bind: account.rawValue)").first() == nil {
+                throw SyncStoreError(.noSuchAccount, "no account with this id")
+            }
+            try await Self.insertDevice(device, account: account, tokenHash: tokenHash, now: now, in: db)
+        }
+    }
+
+    private static func insertDevice(_ device: SyncIdentifier, account: SyncIdentifier, tokenHash: Data, now: Int64, in db: any SQLDatabase) async throws {
+        let taken = try await db.raw("""
+            SELECT 1 AS one FROM devices WHERE (account_id = \(bind: account.rawValue) AND device_id = \(bind: device.rawValue))
+            OR token_hash = \(bind: tokenHash)
+            """).first()
+        if taken != nil {
+            throw SyncStoreError(.deviceExists, "a device with this id or credential exists")
+        }
+        try await db.raw("""
+            INSERT INTO devices (account_id, device_id, token_hash, created_at)
+            VALUES (\(bind: account.rawValue), \(bind: device.rawValue), \(bind: tokenHash), \(bind: now))
+            """).run()
+    }
+
+    public func device(tokenHash: Data) async throws -> AuthenticatedDevice? {
+        try await read { db in
+            guard let row = try await db.raw("SELECT account_id, device_id FROM devices WHERE token_hash = \(bind: tokenHash)").first() else {
+                return nil
+            }
+            guard let account = SyncIdentifier(try row.decode(column: "account_id", as: String.self)),
+                let device = SyncIdentifier(try row.decode(column: "device_id", as: String.self))
+            else { return nil }
+            return AuthenticatedDevice(account: account, device: device)
+        }
+    }
+
+    // MARK: Records
+
+    public func apply(_ writes: [SyncRecord], account: SyncIdentifier, zone: SyncIdentifier) async throws -> [Int64] {
+        try Self.validate(writes)
+        let lock = dialect == .postgres ? " FOR UPDATE" : ""
+        return try await transaction { db in
+            let a = account.rawValue, z = zone.rawValue
+            guard let usage = try await db.raw("""
+                SELECT quota_records, quota_bytes, used_records, used_bytes FROM accounts WHERE account_id = \(bind: a)\(unsafeRaw: lock)
+                """).first()
+            else { throw SyncStoreError(.noSuchAccount, "no account with this id") }
+            try await db.raw("INSERT INTO zones (account_id, zone_id, seq) VALUES (\(bind: a), \(bind: z), 0) ON CONFLICT DO NOTHING").run()
+            // The zone row orders the feed: seq is taken under its lock, so seq order is commit order.
+            guard let zoneRow = try await db.raw("SELECT seq FROM zones WHERE account_id = \(bind: a) AND zone_id = \(bind: z)\(unsafeRaw: lock)").first() else {
+                throw SyncStoreError(.invalid, "the zone could not be created")
+            }
+            let seq = try zoneRow.decode(column: "seq", as: Int64.self)
+
+            let ids: [any Encodable & Sendable] = writes.map(\.record.rawValue)
+            var held: [String: (version: Int64, size: Int64)] = [:]
+            for row in try await db.raw("""
+                SELECT record_id, version, size FROM records
+                WHERE account_id = \(bind: a) AND zone_id = \(bind: z) AND record_id IN (\(binds: ids))
+                """).all() {
+                held[try row.decode(column: "record_id", as: String.self)] =
+                    (try row.decode(column: "version", as: Int64.self), try row.decode(column: "size", as: Int64.self))
+            }
+            var conflicts: [BatchConflict.Record] = []
+            var addedRecords: Int64 = 0, addedBytes: Int64 = 0
+            for write in writes {
+                let current = held[write.record.rawValue]
+                if write.version != (current?.version ?? 0) + 1 {
+                    conflicts.append(.init(record: write.record, serverVersion: current?.version ?? 0))
+                }
+                addedRecords += current == nil ? 1 : 0
+                addedBytes += Int64(write.body.count) - (current?.size ?? 0)
+            }
+            if !conflicts.isEmpty { throw BatchConflict(conflicts: conflicts) }
+
+            let usedRecords = try usage.decode(column: "used_records", as: Int64.self) + addedRecords
+            let usedBytes = try usage.decode(column: "used_bytes", as: Int64.self) + addedBytes
+            let quotaRecords = try usage.decode(column: "quota_records", as: Int64.self)
+            let quotaBytes = try usage.decode(column: "quota_bytes", as: Int64.self)
+            if (addedRecords > 0 && usedRecords > quotaRecords) || (addedBytes > 0 && usedBytes > quotaBytes) {
+                throw SyncStoreError(.quotaExceeded, "the account's quota is used up (\(usedRecords) records, \(usedBytes) bytes with this batch)")
+            }
+            try await db.raw("UPDATE accounts SET used_records = \(bind: usedRecords), used_bytes = \(bind: usedBytes) WHERE account_id = \(bind: a)").run()
+            try await db.raw("UPDATE zones SET seq = \(bind: seq + Int64(writes.count)) WHERE account_id = \(bind: a) AND zone_id = \(bind: z)").run()
+
+            var seqs: [Int64] = []
+            for (offset, write) in writes.enumerated() {
+                let position = seq + Int64(offset) + 1
+                seqs.append(position)
+                try await db.raw("""
+                    INSERT INTO records (account_id, zone_id, record_id, rtype, version, seq, tombstone, body, size)
+                    VALUES (\(bind: a), \(bind: z), \(bind: write.record.rawValue), \(bind: Int64(write.type)), \(bind: write.version),
+                            \(bind: position), \(bind: Int64(write.tombstone ? 1 : 0)), \(bind: write.body), \(bind: Int64(write.body.count)))
+                    ON CONFLICT (account_id, zone_id, record_id) DO UPDATE SET
+                        rtype = excluded.rtype, version = excluded.version, seq = excluded.seq,
+                        tombstone = excluded.tombstone, body = excluded.body, size = excluded.size
+                    """).run()
+            }
+            return seqs
+        }
+    }
+
+    /// Refuses a batch that no honest device sends, before it reaches the database.
+    static func validate(_ writes: [SyncRecord]) throws {
+        guard !writes.isEmpty else { throw SyncStoreError(.invalid, "a batch needs at least one write") }
+        guard writes.count <= SyncLimits.batchWrites else {
+            throw SyncStoreError(.invalid, "a batch holds at most \(SyncLimits.batchWrites) writes, not \(writes.count)")
+        }
+        guard Set(writes.map(\.record)).count == writes.count else {
+            throw SyncStoreError(.invalid, "a batch writes each record once")
+        }
+        for write in writes {
+            guard write.body.count <= SyncLimits.recordBody else {
+                throw SyncStoreError(.invalid, "a record's body is at most \(SyncLimits.recordBody) bytes, not \(write.body.count)")
+            }
+            guard SyncLimits.recordTypes.contains(write.type) else { throw SyncStoreError(.invalid, "record type \(write.type) is out of range") }
+            guard write.version >= 1 else { throw SyncStoreError(.invalid, "versions start at 1") }
+        }
+    }
+
+    public func changes(account: SyncIdentifier, zone: SyncIdentifier, after: Int64, limit: Int) async throws -> ChangesResponse {
+        let limit = max(1, min(limit, SyncLimits.changesPage))
+        return try await read { db in
+            let rows = try await db.raw("""
+                SELECT record_id, rtype, version, seq, tombstone, body FROM records
+                WHERE account_id = \(bind: account.rawValue) AND zone_id = \(bind: zone.rawValue) AND seq > \(bind: after)
+                ORDER BY seq LIMIT \(bind: Int64(limit + 1))
+                """).all()
+            var records: [SyncRecord] = []
+            for row in rows.prefix(limit) {
+                guard let id = SyncIdentifier(try row.decode(column: "record_id", as: String.self)) else {
+                    throw SyncStoreError(.schema, "a stored record id is ill-formed")
+                }
+                records.append(SyncRecord(
+                    record: id, type: Int(try row.decode(column: "rtype", as: Int64.self)),
+                    version: try row.decode(column: "version", as: Int64.self),
+                    tombstone: try row.decode(column: "tombstone", as: Int64.self) != 0,
+                    body: try row.decode(column: "body", as: Data.self),
+                    seq: try row.decode(column: "seq", as: Int64.self)))
+            }
+            return ChangesResponse(records: records, high: records.last?.seq ?? after, more: rows.count > limit)
+        }
+    }
+
+    // MARK: Membership
+
+    public func appendMembership(_ entry: MembershipEntry, account: SyncIdentifier) async throws {
+        guard entry.entry.count <= SyncLimits.membershipEntry, !entry.entry.isEmpty else {
+            throw SyncStoreError(.invalid, "a membership entry is 1 to \(SyncLimits.membershipEntry) bytes")
+        }
+        let lock = dialect == .postgres ? " FOR UPDATE" : ""
+        try await transaction { db in
+            // The account row serialises appends across server instances.
+            guard try await db.raw("SELECT account_id FROM accounts WHERE account_id = \(bind: account.rawValue)\(unsafeRaw: lock)").first() != nil else {
+                throw SyncStoreError(.noSuchAccount, "no account with this id")
+            }
+            let length = try await db.raw("SELECT COUNT(*) AS n FROM membership WHERE account_id = \(bind: account.rawValue)").first()?
+                .decode(column: "n", as: Int64.self) ?? 0
+            guard entry.index == length else {
+                throw SyncStoreError(.membershipIndex, "the chain has \(length) entries; an append must be at index \(length), not \(entry.index)")
+            }
+            try await db.raw("INSERT INTO membership (account_id, idx, entry) VALUES (\(bind: account.rawValue), \(bind: entry.index), \(bind: entry.entry))").run()
+        }
+    }
+
+    public func membership(account: SyncIdentifier, after: Int64) async throws -> [MembershipEntry] {
+        try await read { db in
+            try await db.raw("SELECT idx, entry FROM membership WHERE account_id = \(bind: account.rawValue) AND idx > \(bind: after) ORDER BY idx").all().map {
+                MembershipEntry(index: try $0.decode(column: "idx", as: Int64.self), entry: try $0.decode(column: "entry", as: Data.self))
+            }
+        }
+    }
+}

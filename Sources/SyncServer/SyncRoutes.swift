@@ -1,0 +1,142 @@
+import Crypto
+import Foundation
+import Hummingbird
+import SyncProtocol
+
+/// The request context of trousseau-syncd: JSON bodies no larger than ``SyncLimits/requestBody``.
+public struct SyncRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+    }
+
+    public var maxUploadSize: Int { SyncLimits.requestBody }
+}
+
+extension BatchResponse: ResponseEncodable {}
+extension ChangesResponse: ResponseEncodable {}
+extension MembershipResponse: ResponseEncodable {}
+
+/// trousseau-syncd's HTTP API over a ``SyncStore``. Every route but account registration
+/// takes a device's bearer credential; a device reaches only its own account's rows.
+public struct SyncRoutes: Sendable {
+    public let store: any SyncStore
+    /// Whether anyone who reaches the server may open an account (`--open-registration`).
+    public let openRegistration: Bool
+    public let quota: SyncQuota
+
+    public init(store: any SyncStore, openRegistration: Bool, quota: SyncQuota = .standard) {
+        self.store = store
+        self.openRegistration = openRegistration
+        self.quota = quota
+    }
+
+    public func router() -> Router<SyncRequestContext> {
+        let router = Router(context: SyncRequestContext.self)
+        let v1 = router.group("v1")
+        v1.post("accounts") { request, context in try await registerAccount(request, context) }
+        v1.post("devices") { request, context in try await registerDevice(request, context) }
+        v1.post("zones/:zone/batch") { request, context in try await batch(request, context) }
+        v1.get("zones/:zone/changes") { request, context in try await changes(request, context) }
+        v1.get("membership") { request, context in try await membership(request, context) }
+        v1.post("membership") { request, context in try await appendMembership(request, context) }
+        return router
+    }
+
+    // MARK: Handlers
+
+    func registerAccount(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        guard openRegistration else {
+            throw SyncHTTPError(.forbidden, "registration", "this server does not open accounts (start it with --open-registration)")
+        }
+        let body = try await request.decode(as: RegisterAccountRequest.self, context: context)
+        try await SyncHTTPError.mapping {
+            try await store.registerAccount(body.account, device: body.device, tokenHash: try Self.tokenHash(body.token), quota: quota)
+        }
+        return Response(status: .created)
+    }
+
+    func registerDevice(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let caller = try await authenticate(request)
+        let body = try await request.decode(as: RegisterDeviceRequest.self, context: context)
+        try await SyncHTTPError.mapping {
+            try await store.registerDevice(body.device, account: caller.account, tokenHash: try Self.tokenHash(body.token))
+        }
+        return Response(status: .created)
+    }
+
+    func batch(_ request: Request, _ context: SyncRequestContext) async throws -> BatchResponse {
+        let caller = try await authenticate(request)
+        let zone = try Self.zone(context)
+        let body = try await request.decode(as: BatchRequest.self, context: context)
+        return try await SyncHTTPError.mapping {
+            BatchResponse(seqs: try await store.apply(body.writes, account: caller.account, zone: zone))
+        }
+    }
+
+    func changes(_ request: Request, _ context: SyncRequestContext) async throws -> ChangesResponse {
+        let caller = try await authenticate(request)
+        let zone = try Self.zone(context)
+        let query = request.uri.queryParameters
+        let after = try Self.number(query["after"], name: "after", default: 0)
+        let limit = try Self.number(query["limit"], name: "limit", default: Int64(SyncLimits.changesPage))
+        return try await SyncHTTPError.mapping {
+            try await store.changes(account: caller.account, zone: zone, after: after, limit: Int(clamping: limit))
+        }
+    }
+
+    func membership(_ request: Request, _ context: SyncRequestContext) async throws -> MembershipResponse {
+        let caller = try await authenticate(request)
+        let after = try Self.number(request.uri.queryParameters["after"], name: "after", default: -1)
+        return try await SyncHTTPError.mapping {
+            MembershipResponse(entries: try await store.membership(account: caller.account, after: after))
+        }
+    }
+
+    func appendMembership(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let caller = try await authenticate(request)
+        let body = try await request.decode(as: MembershipEntry.self, context: context)
+        try await SyncHTTPError.mapping { try await store.appendMembership(body, account: caller.account) }
+        return Response(status: .created)
+    }
+
+    // MARK: Arguments
+
+    /// The device whose credential the request carries (`Authorization: Bearer <base64>`).
+    func authenticate(_ request: Request) async throws -> AuthenticatedDevice {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+            let token = Data(base64Encoded: String(header.dropFirst("Bearer ".count)))
+        else {
+            throw SyncHTTPError(.unauthorized, "unauthorized", "a device credential is needed (Authorization: Bearer)")
+        }
+        guard let hash = try? Self.tokenHash(token), let device = try await store.device(tokenHash: hash) else {
+            throw SyncHTTPError(.unauthorized, "unauthorized", "the credential names no device of this server")
+        }
+        return device
+    }
+
+    /// What the server keeps of a device's credential. Credentials are random (32 to 64
+    /// bytes), so one hash suffices; a stolen database yields no credential.
+    static func tokenHash(_ token: Data) throws -> Data {
+        guard (32...64).contains(token.count) else {
+            throw SyncHTTPError(.badRequest, "invalid", "a device credential is 32 to 64 random bytes")
+        }
+        return Data(SHA256.hash(data: token))
+    }
+
+    static func zone(_ context: SyncRequestContext) throws -> SyncIdentifier {
+        guard let raw = context.parameters.get("zone"), let zone = SyncIdentifier(raw) else {
+            throw SyncHTTPError(.badRequest, "invalid", "a zone is named by 1 to 64 of A-Z a-z 0-9 - _")
+        }
+        return zone
+    }
+
+    static func number(_ raw: Substring?, name: String, default value: Int64) throws -> Int64 {
+        guard let raw else { return value }
+        guard let number = Int64(raw), number >= -1 else {
+            throw SyncHTTPError(.badRequest, "invalid", "\(name) is a whole number")
+        }
+        return number
+    }
+}

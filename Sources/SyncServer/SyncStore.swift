@@ -1,0 +1,80 @@
+import Foundation
+import SyncProtocol
+
+/// What trousseau-syncd keeps: accounts, their devices' credentials, each zone's records and
+/// change feed, and the membership chain — all opaque bytes under random ids. One protocol,
+/// two back ends (``SQLSyncStore`` on SQLite and on PostgreSQL); `SyncStoreConformance` in the
+/// tests holds both to the same behaviour.
+public protocol SyncStore: Sendable {
+    /// Opens an account with its first device. Throws `.accountExists` if the id is taken.
+    func registerAccount(_ account: SyncIdentifier, device: SyncIdentifier, tokenHash: Data, quota: SyncQuota) async throws
+    /// Adds a device's credential to an account. Throws `.deviceExists` if the id is taken.
+    func registerDevice(_ device: SyncIdentifier, account: SyncIdentifier, tokenHash: Data) async throws
+    /// The device whose credential hashes to `tokenHash`, if any.
+    func device(tokenHash: Data) async throws -> AuthenticatedDevice?
+    /// Applies `writes` to a zone all together, or nothing: throws ``BatchConflict`` naming
+    /// every write whose version is not one more than the server's, `.quotaExceeded` past the
+    /// account's quota. Returns each write's feed position; positions follow commit order.
+    func apply(_ writes: [SyncRecord], account: SyncIdentifier, zone: SyncIdentifier) async throws -> [Int64]
+    /// The zone's records whose latest write came after `after`, in feed order, at most `limit`.
+    func changes(account: SyncIdentifier, zone: SyncIdentifier, after: Int64, limit: Int) async throws -> ChangesResponse
+    /// Appends to the membership chain; throws `.membershipIndex` unless `entry.index` is the
+    /// chain's length (two devices appending at once: one wins, the other reads and retries).
+    func appendMembership(_ entry: MembershipEntry, account: SyncIdentifier) async throws
+    /// The chain's entries from index `after + 1`.
+    func membership(account: SyncIdentifier, after: Int64) async throws -> [MembershipEntry]
+    /// Closes the database.
+    func close() async throws
+}
+
+/// A device the server has authenticated: a different type from an identifier a request names.
+public struct AuthenticatedDevice: Sendable, Equatable {
+    public let account: SyncIdentifier
+    public let device: SyncIdentifier
+
+    public init(account: SyncIdentifier, device: SyncIdentifier) {
+        self.account = account
+        self.device = device
+    }
+}
+
+/// What one account may keep on the server.
+public struct SyncQuota: Sendable, Equatable {
+    public var records: Int64
+    public var bytes: Int64
+
+    public init(records: Int64, bytes: Int64) {
+        self.records = records
+        self.bytes = bytes
+    }
+
+    /// 50,000 records and 256 MiB: far beyond a keychain (Apple's are a few thousand items).
+    public static let standard = SyncQuota(records: 50_000, bytes: 256 * 1024 * 1024)
+}
+
+/// A request the store refused. Equal on the code only.
+public struct SyncStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        let name: String
+        public static let accountExists = Code(name: "account-exists")
+        public static let deviceExists = Code(name: "device-exists")
+        public static let noSuchAccount = Code(name: "no-such-account")
+        public static let quotaExceeded = Code(name: "quota-exceeded")
+        public static let membershipIndex = Code(name: "membership-index")
+        public static let invalid = Code(name: "invalid")
+        public static let schema = Code(name: "schema")
+        public var description: String { name }
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public static func == (lhs: SyncStoreError, rhs: SyncStoreError) -> Bool { lhs.code == rhs.code }
+
+    public var description: String { "\(code): \(message)" }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import KeychainTestSupport
+import SyncProtocol
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// trousseau-syncd as a process of its own on a free loopback port, its log in a file.
+final class SyncDaemonProcess: @unchecked Sendable {
+    let process = Process()
+    let port: Int
+    let log: String
+
+    /// Starts the server with `arguments` after `--host 127.0.0.1 --port 0` and waits for
+    /// the line that names its port.
+    init(_ arguments: [String], log: String) throws {
+        self.log = log
+        FileManager.default.createFile(atPath: log, contents: nil)
+        process.executableURL = CommandRunner.productsDirectory.appendingPathComponent("trousseau-syncd")
+        process.arguments = ["--host", "127.0.0.1", "--port", "0"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle(forWritingAtPath: log)
+        try process.run()
+        var seen = Data()
+        while !seen.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }  // it exited
+            seen += chunk
+        }
+        let line = String(decoding: seen, as: UTF8.self)
+        guard let port = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
+            process.waitUntilExit()
+            throw SyncTestError(description: "trousseau-syncd did not start: \(line) \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        }
+        self.port = port
+    }
+
+    var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+    /// SIGTERM (a clean stop) or SIGKILL, and waits for it to exit.
+    func stop(signal: Int32 = SIGTERM) {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+    }
+
+    deinit { stop(signal: SIGKILL) }
+
+    /// Sends one request; answers the status and the body.
+    func send(_ method: String, _ path: String, token: Data? = nil, json: Data? = nil) async throws -> (status: Int, body: Data) {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)" + path)!)
+        request.httpMethod = method
+        if let token { request.setValue("Bearer " + token.base64EncodedString(), forHTTPHeaderField: "Authorization") }
+        if let json {
+            request.httpBody = json
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    func send(_ method: String, _ path: String, token: Data? = nil, body: some Encodable) async throws -> (status: Int, body: Data) {
+        try await send(method, path, token: token, json: try JSONEncoder().encode(body))
+    }
+}
+
+struct SyncTestError: Error, CustomStringConvertible {
+    let description: String
+}
