@@ -64,10 +64,13 @@ public struct SyncRecordEnvelope: Sendable, Equatable {
         }
         guard let parent = parentKey(self.parentKey) else { throw SyncCryptoError(.unknownKey, "the record's key is not held here") }
         do {
-            let keyBytes = try AES.GCM.open(AES.GCM.SealedBox(combined: wrappedKey), using: parent, authenticating: aad + Data("record key".utf8))
+            // swift-crypto answers `Data`: each copy is zeroed here once it is in zeroing storage.
+            var keyBytes = try AES.GCM.open(AES.GCM.SealedBox(combined: wrappedKey), using: parent, authenticating: aad + Data("record key".utf8))
             let recordKey = SymmetricKey(data: keyBytes)
-            let padded = try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: recordKey, authenticating: aad)
+            keyBytes.resetBytes(in: 0..<keyBytes.count)
+            var padded = try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: recordKey, authenticating: aad)
             let plaintext = SecretBytes(padded)
+            padded.resetBytes(in: 0..<padded.count)
             return try SyncPadding.unpad(plaintext)
         } catch let error as SyncCryptoError {
             throw error

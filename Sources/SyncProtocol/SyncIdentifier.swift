@@ -24,11 +24,6 @@ public struct SyncIdentifier: Hashable, Sendable, Codable, Comparable, CustomStr
         }
     }
 
-    /// A fresh random identifier (a UUID).
-    public static func random() -> SyncIdentifier {
-        SyncIdentifier(UUIDString.random())!
-    }
-
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let raw = try container.decode(String.self)
@@ -46,19 +41,4 @@ public struct SyncIdentifier: Hashable, Sendable, Codable, Comparable, CustomStr
     public static func < (lhs: SyncIdentifier, rhs: SyncIdentifier) -> Bool { lhs.rawValue < rhs.rawValue }
 
     public var description: String { rawValue }
-}
-
-/// A lowercase UUID string from the system's random generator, without Foundation.
-enum UUIDString {
-    static func random() -> String {
-        var generator = SystemRandomNumberGenerator()
-        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        bytes[6] = (bytes[6] & 0x0f) | 0x40
-        bytes[8] = (bytes[8] & 0x3f) | 0x80
-        let hex = bytes.map { byte in
-            let digits = Array("0123456789abcdef".utf8)
-            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]], as: UTF8.self)
-        }
-        return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }.joined(separator: "-")
-    }
 }

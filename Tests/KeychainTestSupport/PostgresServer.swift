@@ -27,7 +27,7 @@ public final class PostgresServer: @unchecked Sendable {
         // that a child exited when a socket the child inherited closes, and the server pg_ctl
         // leaves behind would hold pg_ctl's copy open for ever.
         let log = directory + "/server.log"
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         let (executable, prefix) = Self.command("postgres")
         server.executableURL = URL(fileURLWithPath: executable)
         server.arguments = prefix + ["-D", data, "-k", directory, "-c", "listen_addresses="]

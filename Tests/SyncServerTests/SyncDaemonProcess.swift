@@ -16,7 +16,7 @@ final class SyncDaemonProcess: @unchecked Sendable {
     /// the line that names its port.
     init(_ arguments: [String], log: String) throws {
         self.log = log
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         process.executableURL = CommandRunner.productsDirectory.appendingPathComponent("trousseau-syncd")
         process.arguments = ["--host", "127.0.0.1", "--port", "0"] + arguments
         let output = Pipe()
