@@ -27,8 +27,10 @@ import Testing
             "{keychain}": home + "/keychain.db", "{home}": home, "{fixtures}": Self.directory.appendingPathComponent("fixtures").path,
             "{tmp}": temporary, "{HOME}": ProcessInfo.processInfo.environment["HOME"] ?? "/root",
         ]
+        // Items are written by one step and printed by a later one, so a timedate is checked
+        // against the transcript's start, not the printing step's.
+        let started = Date()
         for step in steps {
-            let started = Date()
             let result = try CommandRunner.run(
                 "security", step.arguments.map { substitute($0, substitutions) }, environment: ["KEYCHAIN_HOME": home],
                 input: step.input)
@@ -44,7 +46,7 @@ import Testing
     }
 
     /// Compares output with the expected lines byte for byte; a `{timedate}` in an expected
-    /// line stands for one timedate value written since `since`.
+    /// line stands for one timedate value written since `since` (the transcript's start).
     private func expectMatch(_ actual: Data, _ expected: [String], since: Date, _ context: String) {
         // A line ending in `\c` (echo's) is written without its newline.
         let expectedBytes = Data(expected.map { $0.hasSuffix("\\c") ? String($0.dropLast(2)) : $0 + "\n" }.joined().utf8)
@@ -72,7 +74,7 @@ import Testing
     }
 
     /// `0x<hex>  "<YYYYMMDDhhmmss>Z\000"`: the hex spells the quoted text and its NUL, and the
-    /// time is the moment the item was written (within the command's run).
+    /// time is the moment the item was written (within the transcript's run).
     static func isTimedate(_ value: String, since: Date) -> Bool {
         let parts = value.components(separatedBy: "  \"")
         guard parts.count == 2, parts[0].hasPrefix("0x"), parts[1].hasSuffix("Z\\000\"") else { return false }
