@@ -105,6 +105,25 @@ public struct MembershipResponse: Codable, Sendable, Equatable {
     }
 }
 
+/// A message on `GET /v1/notify` (a WebSocket): something of the account changed; the device
+/// pulls to learn what. A hint carries no record and may be lost or repeated — a device that
+/// reconnects pulls anyway — so correctness never rests on it.
+public struct ChangeHint: Codable, Sendable, Equatable {
+    /// The zone whose feed grew, or nil for the membership chain.
+    public var zone: SyncIdentifier?
+    /// The zone's feed position after the write, or the chain's new last index.
+    public var seq: Int64
+
+    public init(zone: SyncIdentifier?, seq: Int64) {
+        self.zone = zone
+        self.seq = seq
+    }
+
+    /// The socket's first message: it is subscribed. A device pulls after this, not after
+    /// connecting, so no write between its pull and its subscription goes unhinted.
+    public static let subscribed = ChangeHint(zone: nil, seq: -1)
+}
+
 /// An error body: a code a program can test and a message for people.
 public struct SyncErrorBody: Codable, Sendable, Equatable {
     public var error: String

@@ -19,13 +19,15 @@ public final class SQLSyncStore: SyncStore {
     }
 
     public let dialect: Dialect
+    public let hints: ChangeHints
     private let database: any SQLDatabase
     private let queue = TransactionQueue()
     private let closeConnection: @Sendable () async throws -> Void
 
-    private init(dialect: Dialect, database: any SQLDatabase, close: @escaping @Sendable () async throws -> Void) {
+    private init(dialect: Dialect, database: any SQLDatabase, hints: ChangeHints = ChangeHints(), close: @escaping @Sendable () async throws -> Void) {
         self.dialect = dialect
         self.database = database
+        self.hints = hints
         self.closeConnection = close
     }
 
@@ -53,18 +55,39 @@ public final class SQLSyncStore: SyncStore {
         let configuration = try SQLPostgresConfiguration(url: url)
         let connection = try await PostgresConnection.connect(configuration: configuration.coreConfiguration, id: 1, logger: logger)
         let database = connection.sql(queryLogLevel: nil)
+        let hints = ChangeHints()
+        var listener: PostgresHintListener?
         do {
-            let store = SQLSyncStore(dialect: .postgres, database: database) { try await connection.close() }
+            let started = try await PostgresHintListener.start(configuration: configuration.coreConfiguration, hints: hints, logger: logger)
+            listener = started
+            let store = SQLSyncStore(dialect: .postgres, database: database, hints: hints) {
+                await started.close()
+                try await connection.close()
+            }
             try await store.migrate()
             return store
         } catch {
+            await listener?.close()
             try? await connection.close()
             throw error
         }
     }
 
     public func close() async throws {
+        hints.finishAll()
         try await queue.run { try await self.closeConnection() }
+    }
+
+    /// Tells the account's sockets, on every instance, that `hint` happened. On PostgreSQL
+    /// the NOTIFY is part of the transaction and reaches listeners when it commits; on
+    /// SQLite, where this instance is the only writer, the caller publishes after commit.
+    private func notify(_ hint: ChangeHint, account: SyncIdentifier, in db: any SQLDatabase) async throws {
+        guard dialect == .postgres else { return }
+        try await db.raw("SELECT pg_notify(\(bind: ChangeHints.channel), \(bind: ChangeHints.payload(hint, account: account)))").run()
+    }
+
+    private func published(_ hint: ChangeHint, account: SyncIdentifier) {
+        if dialect == .sqlite { hints.publish(hint, account: account) }
     }
 
     // MARK: Transactions and schema
@@ -179,7 +202,7 @@ public final class SQLSyncStore: SyncStore {
     public func apply(_ writes: [SyncRecord], account: SyncIdentifier, zone: SyncIdentifier) async throws -> [Int64] {
         try Self.validate(writes)
         let lock = dialect == .postgres ? " FOR UPDATE" : ""
-        return try await transaction { db in
+        let seqs = try await transaction { db in
             let a = account.rawValue, z = zone.rawValue
             guard let usage = try await db.raw("""
                 SELECT quota_records, quota_bytes, used_records, used_bytes FROM accounts WHERE account_id = \(bind: a)\(unsafeRaw: lock)
@@ -236,8 +259,11 @@ public final class SQLSyncStore: SyncStore {
                         tombstone = excluded.tombstone, body = excluded.body, size = excluded.size
                     """).run()
             }
+            try await self.notify(ChangeHint(zone: zone, seq: seqs[seqs.count - 1]), account: account, in: db)
             return seqs
         }
+        published(ChangeHint(zone: zone, seq: seqs[seqs.count - 1]), account: account)
+        return seqs
     }
 
     /// Refuses a batch that no honest device sends, before it reaches the database.
@@ -300,7 +326,9 @@ public final class SQLSyncStore: SyncStore {
                 throw SyncStoreError(.membershipIndex, "the chain has \(length) entries; an append must be at index \(length), not \(entry.index)")
             }
             try await db.raw("INSERT INTO membership (account_id, idx, entry) VALUES (\(bind: account.rawValue), \(bind: entry.index), \(bind: entry.entry))").run()
+            try await self.notify(ChangeHint(zone: nil, seq: entry.index), account: account, in: db)
         }
+        published(ChangeHint(zone: nil, seq: entry.index), account: account)
     }
 
     public func membership(account: SyncIdentifier, after: Int64) async throws -> [MembershipEntry] {

@@ -1,14 +1,17 @@
 import Crypto
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import SyncProtocol
 
 /// The request context of trousseau-syncd: JSON bodies no larger than ``SyncLimits/requestBody``.
-public struct SyncRequestContext: RequestContext {
+public struct SyncRequestContext: RequestContext, WebSocketRequestContext {
     public var coreContext: CoreRequestContextStorage
+    public let webSocket: WebSocketHandlerReference<SyncRequestContext>
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
+        self.webSocket = .init()
     }
 
     public var maxUploadSize: Int { SyncLimits.requestBody }
@@ -41,6 +44,25 @@ public struct SyncRoutes: Sendable {
         v1.get("zones/:zone/changes") { request, context in try await changes(request, context) }
         v1.get("membership") { request, context in try await membership(request, context) }
         v1.post("membership") { request, context in try await appendMembership(request, context) }
+        // Reached only when the WebSocket router declined the upgrade.
+        v1.get("notify") { request, _ -> Response in
+            _ = try await authenticate(request)
+            throw SyncHTTPError(.upgradeRequired, "upgrade", "/v1/notify is a WebSocket")
+        }
+        return router
+    }
+
+    /// The routes that upgrade to a WebSocket: `GET /v1/notify`, ``ChangeHint/subscribed`` and
+    /// then the account's ``ChangeHint``s as JSON text messages until the device closes. A request without a valid credential
+    /// is not upgraded and gets the HTTP route's 401.
+    public func webSocketRouter() -> Router<SyncRequestContext> {
+        let router = Router(context: SyncRequestContext.self)
+        router.ws("v1/notify") { request, _ in
+            _ = try await authenticate(request)
+            return .upgrade([:])
+        } onUpgrade: { inbound, outbound, context in
+            try await notify(inbound, outbound, context.request)
+        }
         return router
     }
 
@@ -99,6 +121,29 @@ public struct SyncRoutes: Sendable {
         let body = try await request.decode(as: MembershipEntry.self, context: context)
         try await SyncHTTPError.mapping { try await store.appendMembership(body, account: caller.account) }
         return Response(status: .created)
+    }
+
+    func notify(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, _ request: Request) async throws {
+        let caller = try await authenticate(request)
+        guard let hints = store.hints.subscribe(account: caller.account) else {
+            try await outbound.close(.policyViolation, reason: "too many open sockets for this account")
+            return
+        }
+        let encoder = JSONEncoder()
+        try await outbound.writeTextMessage(String(decoding: try encoder.encode(ChangeHint.subscribed), as: UTF8.self))
+        try await withThrowingTaskGroup { group in
+            group.addTask {
+                // The device sends nothing but control frames; the loop ends when it closes.
+                for try await _ in inbound {}
+            }
+            group.addTask {
+                for await hint in hints {
+                    try await outbound.writeTextMessage(String(decoding: try encoder.encode(hint), as: UTF8.self))
+                }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
     }
 
     // MARK: Arguments

@@ -23,7 +23,9 @@ public protocol SyncStore: Sendable {
     func appendMembership(_ entry: MembershipEntry, account: SyncIdentifier) async throws
     /// The chain's entries from index `after + 1`.
     func membership(account: SyncIdentifier, after: Int64) async throws -> [MembershipEntry]
-    /// Closes the database.
+    /// The hints of writes to this store, by any instance sharing its database (``ChangeHints``).
+    var hints: ChangeHints { get }
+    /// Closes the database and ends every hint subscription.
     func close() async throws
 }
 

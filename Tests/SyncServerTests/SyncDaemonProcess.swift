@@ -1,5 +1,8 @@
 import Foundation
+import HummingbirdWSClient
 import KeychainTestSupport
+import Logging
+import NIOSSL
 import SyncProtocol
 
 #if canImport(FoundationNetworking)
@@ -68,4 +71,51 @@ final class SyncDaemonProcess: @unchecked Sendable {
 
 struct SyncTestError: Error, CustomStringConvertible {
     let description: String
+}
+
+/// A device's WebSocket on `/v1/notify`: the hints as they come, opened once the server said
+/// ``ChangeHint/subscribed``.
+final class NotifySocket: Sendable {
+    let hints: AsyncStream<ChangeHint>
+    private let closing: AsyncStream<Void>.Continuation
+    let connection: Task<Void, any Error>
+
+    /// Connects with `token`; throws if the server does not upgrade or says nothing first.
+    init(_ url: String, token: Data, tls: TLSConfiguration? = nil) async throws {
+        let (hints, received) = AsyncStream.makeStream(of: ChangeHint.self)
+        let (closeRequests, closing) = AsyncStream.makeStream(of: Void.self)
+        self.hints = hints
+        self.closing = closing
+        connection = Task {
+            defer { received.finish() }
+            try await WebSocketClient.connect(
+                url: url, configuration: .init(additionalHeaders: [.authorization: "Bearer " + token.base64EncodedString()]),
+                tlsConfiguration: tls, logger: Logger(label: "test")
+            ) { inbound, outbound, _ in
+                try await withThrowingTaskGroup { group in
+                    group.addTask {
+                        for try await message in inbound.messages(maxSize: 4096) {
+                            guard case .text(let text) = message else { continue }
+                            received.yield(try JSONDecoder().decode(ChangeHint.self, from: Data(text.utf8)))
+                        }
+                    }
+                    group.addTask {
+                        for await _ in closeRequests { break }
+                        try await outbound.close(.normalClosure, reason: nil)
+                    }
+                    try await group.next()
+                    group.cancelAll()
+                }
+            }
+        }
+        guard try await next(hints) == .subscribed else {
+            try await connection.value  // the client's error, if it had one
+            throw SyncTestError(description: "the socket closed before it was subscribed")
+        }
+    }
+
+    func close() async {
+        closing.yield()
+        _ = try? await connection.value
+    }
 }

@@ -205,6 +205,52 @@ func tokenHash(_ n: UInt8) -> Data { Data(repeating: n, count: 32) }
         try await store.close()
     }
 
+    /// Hints reach the writing account's subscribers, once per committed write, and never
+    /// for a refused batch; a membership append is hinted without a zone.
+    @Test(arguments: Backend.available)
+    func aCommittedWriteIsHintedToItsAccountAlone(_ backend: Backend) async throws {
+        let store = try await store(backend)
+        let alices = try #require(store.hints.subscribe(account: alice)), bobs = try #require(store.hints.subscribe(account: bob))
+                _ = try await store.apply([record("r1", 1), record("r2", 1)], account: alice, zone: zone)
+        #expect(try await next(alices) == ChangeHint(zone: zone, seq: 2))
+        await #expect(throws: BatchConflict.self) { _ = try await store.apply([record("r1", 1)], account: alice, zone: zone) }
+        try await store.appendMembership(MembershipEntry(index: 0, entry: Data("genesis".utf8)), account: alice)
+        // Had the refused batch been hinted, its hint would come first.
+        #expect(try await next(alices) == ChangeHint(zone: nil, seq: 0))
+        _ = try await store.apply([record("b1", 1)], account: bob, zone: zone)
+        // Bob's first hint is his own write: none of Alice's reached him.
+        #expect(try await next(bobs) == ChangeHint(zone: zone, seq: 1))
+        try await store.close()
+        // Closing ends the subscriptions.
+        #expect(try await next(alices) == nil)
+    }
+
+    @Test func anAccountsSubscriptionsAreBounded() throws {
+        let hints = ChangeHints()
+        let held = (0..<ChangeHints.socketsPerAccount).compactMap { _ in hints.subscribe(account: alice) }
+        #expect(held.count == ChangeHints.socketsPerAccount)
+        #expect(hints.subscribe(account: alice) == nil)
+        #expect(hints.subscribe(account: bob) != nil)
+        withExtendedLifetime(held) {}  // a dropped stream unsubscribes
+    }
+
+    /// Two server instances on one PostgreSQL database: a write through one is hinted to the
+    /// other's subscribers (NOTIFY at commit, LISTEN on each instance).
+    @Test func hintsCrossInstancesSharingOnePostgreSQLDatabase() async throws {
+        let location = try Backend.postgres.makeLocation()
+        let first = try await Backend.postgres.open(location), second = try await Backend.postgres.open(location)
+        try await first.registerAccount(alice, device: id("d1"), tokenHash: tokenHash(1), quota: .standard)
+        let hints = try #require(first.hints.subscribe(account: alice))
+        _ = try await second.apply([record("r1", 1)], account: alice, zone: zone)
+        #expect(try await next(hints) == ChangeHint(zone: zone, seq: 1))
+        await #expect(throws: BatchConflict.self) { _ = try await second.apply([record("r1", 1)], account: alice, zone: zone) }
+        _ = try await first.apply([record("r2", 1)], account: alice, zone: zone)
+        // The rolled-back batch sent nothing; the instance's own write comes back through LISTEN once.
+        #expect(try await next(hints) == ChangeHint(zone: zone, seq: 2))
+        try await second.close()
+        try await first.close()
+    }
+
     @Test(arguments: Backend.available)
     func aReopenedStoreHasEverythingAndANewerSchemaIsRefused(_ backend: Backend) async throws {
         let location = try backend.makeLocation()
@@ -219,6 +265,22 @@ func tokenHash(_ n: UInt8) -> Data { Data(repeating: n, count: 32) }
         // A database a later trousseau-syncd migrated further: refused, not half understood.
         try await store.unsafeRecordSchemaVersion(99, location: location, backend: backend)
         await #expect(throws: SyncStoreError(.schema, "")) { _ = try await backend.open(location) }
+    }
+}
+
+/// The next hint, or nil when the stream ended; fails after 10 s of silence.
+func next(_ hints: AsyncStream<ChangeHint>) async throws -> ChangeHint? {
+    try await withThrowingTaskGroup(of: ChangeHint?.self) { group in
+        group.addTask {
+            var iterator = hints.makeAsyncIterator()  // one consumer at a time; the stream keeps its place
+            return await iterator.next()
+        }
+        group.addTask {
+            try await Task.sleep(for: .seconds(10))
+            throw SyncTestError(description: "no hint within 10 s")
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
     }
 }
 
