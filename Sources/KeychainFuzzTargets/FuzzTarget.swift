@@ -53,6 +53,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// then opened with the seed's keys (a mutated seed reaches the signature check, the
     /// unwrapping and the padding).
     case syncRecord
+    /// The device circle's bytes as a device reads them from the server: a membership
+    /// entry (decoded, then checked as a genesis and as the seed chain's next entry) and a
+    /// key share (decoded, then opened with the seed device's key).
+    case syncMembership
 
     /// Runs the decoder over `input`; errors are expected, crashes are bugs.
     public func run(_ input: Data) {
@@ -119,6 +123,17 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             guard let envelope = try? SyncRecordEnvelope(decoding: input) else { return }
             let keys = SyncSeed.make()
             _ = try? envelope.open(context: SyncSeed.context, parentKey: { _ in keys.classKey }, writerKey: { _ in keys.signing.publicKey })
+        case .syncMembership:
+            let device = SyncSeed.device
+            if let record = try? MembershipRecord(decoding: input) {
+                _ = try? MembershipState(genesis: record)
+                if var state = try? MembershipState(genesis: MembershipRecord.genesis(account: SyncSeed.account, founder: device)) {
+                    try? state.append(record)
+                }
+            }
+            if let share = try? SyncKeyShare(decoding: input) {
+                _ = try? share.open(context: SyncSeed.shareContext, recipient: device, senderKey: { _ in device.signing.publicKey })
+            }
         }
     }
 
@@ -204,6 +219,16 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                     writer: SyncIdentifier("device")!, signingKey: keys.signing
                 ).encoded
             }
+        case .syncMembership:
+            let device = SyncSeed.device
+            guard let genesis = try? MembershipRecord.genesis(account: SyncSeed.account, founder: device),
+                let state = try? MembershipState(genesis: genesis),
+                let other = try? SyncDeviceKeys(device: SyncIdentifier("other")!, seeds: SecretBytes(Data(repeating: 0x31, count: 64))),
+                let add = try? state.sign(.add(other.publicKeys), by: device),
+                let remove = try? state.sign(.remove(device.device), by: device),
+                let share = try? SyncKeyShare.seal(SyncSeed.make().classKey, keyID: SyncIdentifier("zone-key")!, context: SyncSeed.shareContext, to: device.publicKeys, from: device)
+            else { return [] }
+            return [genesis.encoded, add.encoded, remove.encoded, share.encoded]
         case .syncMessage:
             let record = SyncRecord(record: SyncIdentifier("r1")!, type: 1, version: 2, tombstone: true, body: Data([0, 1, 0xff]), seq: 7)
             let encoder = JSONEncoder()
@@ -225,6 +250,13 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
 /// Fixed keys for the sync record target, so that seeds open and mutations reach the checks.
 enum SyncSeed {
     static let context = SyncRecordContext(zone: SyncIdentifier("zone")!, record: SyncIdentifier("record")!, version: 1, type: .item)
+    static let shareContext = SyncRecordContext(zone: SyncIdentifier("zone")!, record: SyncIdentifier("share")!, version: 1, type: .keyShare)
+    static let account = SyncIdentifier("account")!
+
+    /// A device whose keys come from fixed seeds (the seed chain's founder).
+    static var device: SyncDeviceKeys {
+        try! SyncDeviceKeys(device: SyncIdentifier("device")!, seeds: SecretBytes(Data(repeating: 0x24, count: 64)))  // 64 bytes: cannot fail
+    }
 
     static func make() -> (classKey: SymmetricKey, signing: Curve25519.Signing.PrivateKey) {
         (SymmetricKey(data: Data(repeating: 0x42, count: 32)),

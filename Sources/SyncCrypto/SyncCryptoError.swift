@@ -1,4 +1,4 @@
-/// Why a sync record or key was refused. Equal on the code only; the message names no value.
+/// Why a sync record, key or membership entry was refused. Equal on the code only; the message names no value.
 public struct SyncCryptoError: Error, Sendable, Equatable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         let name: String
@@ -12,6 +12,11 @@ public struct SyncCryptoError: Error, Sendable, Equatable, CustomStringConvertib
         public static let badSignature = Code(name: "bad-signature")
         /// The AEAD refused the key or the body: wrong key, or moved or edited.
         public static let authentication = Code(name: "authentication")
+        /// A membership entry breaks the chain's rules (``MembershipState``).
+        public static let membership = Code(name: "membership")
+        /// A chain or entry that does not extend the pinned head: the server showed this
+        /// device a different history than before.
+        public static let fork = Code(name: "fork")
         public var description: String { name }
     }
 

@@ -82,11 +82,7 @@ public struct SyncRecordEnvelope: Sendable, Equatable {
     /// What both AEADs authenticate: a label, the context, the parent key and the writer.
     static func associatedData(_ context: SyncRecordContext, parentKey: SyncIdentifier, writer: SyncIdentifier) -> Data {
         var out = ByteWriter("trousseau sync record 1")
-        out.appendLengthPrefixed(context.zone.rawValue)
-        out.appendLengthPrefixed(context.record.rawValue)
-        out.appendInteger(context.version)
-        out.appendInteger(UInt16(context.type.rawValue))
-        out.append(context.tombstone ? 1 : 0)
+        context.write(to: &out)
         out.appendLengthPrefixed(parentKey.rawValue)
         out.appendLengthPrefixed(writer.rawValue)
         return out.data

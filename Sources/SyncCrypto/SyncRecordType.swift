@@ -1,3 +1,4 @@
+import KeychainModel
 import SyncProtocol
 
 /// What a sync record's body holds. The server stores the number and never reads it; the
@@ -30,5 +31,14 @@ public struct SyncRecordContext: Sendable, Equatable {
         self.version = version
         self.type = type
         self.tombstone = tombstone
+    }
+
+    /// The context as associated data: zone, record, version, type, tombstone flag.
+    func write(to out: inout ByteWriter) {
+        out.appendLengthPrefixed(zone.rawValue)
+        out.appendLengthPrefixed(record.rawValue)
+        out.appendInteger(version)
+        out.appendInteger(UInt16(type.rawValue))
+        out.append(tombstone ? 1 : 0)
     }
 }
