@@ -59,6 +59,8 @@ let package = Package(
         .target(name: "COpenSSL", linkerSettings: [.linkedLibrary("crypto")]),
         // Debian's libsystemd (sd-bus): the Secret Service's bus and logind's PrepareForSleep.
         .target(name: "CSystemd", linkerSettings: [.linkedLibrary("systemd")]),
+        // Debian's libsodium: ristretto255 for CPace, joining a device to the sync circle.
+        .target(name: "CSodium", linkerSettings: [.linkedLibrary("sodium")]),
         // GLib's GVariant (Debian's libglib2.0-0, opened when first needed), reading
         // libsecret's version 1 keyring files.
         .target(name: "CGVariant"),
@@ -268,7 +270,7 @@ let package = Package(
         // A device's side: records sealed under fresh keys, bound to where they sit, signed.
         .target(
             name: "SyncCrypto",
-            dependencies: ["SyncProtocol", "KeychainModel", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["CSodium", "SyncProtocol", "KeychainModel", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(
             name: "SyncServer",
