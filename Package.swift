@@ -408,7 +408,7 @@ let package = Package(
             // The SyncStore conformance suite on SQLite and PostgreSQL, and trousseau-syncd's HTTP API.
             name: "SyncServerTests",
             dependencies: [
-                "SyncServer", "SyncProtocol", "KeychainTestSupport", "trousseau-syncd",
+                "SyncServer", "SyncProtocol", "SyncCrypto", "KeychainTestSupport", "trousseau-syncd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -53,9 +53,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// then opened with the seed's keys (a mutated seed reaches the signature check, the
     /// unwrapping and the padding).
     case syncRecord
-    /// The device circle's bytes as a device reads them from the server: a membership
-    /// entry (decoded, then checked as a genesis and as the seed chain's next entry) and a
-    /// key share (decoded, then opened with the seed device's key).
+    /// The device circle's bytes as a device reads them from the server or a joining peer: a
+    /// membership entry (decoded, then checked as a genesis and as the seed chain's next
+    /// entry), a key share (decoded, then opened with the seed device's key), a join
+    /// message, and a join request and welcome as the exchange's channel opens them.
     case syncMembership
 
     /// Runs the decoder over `input`; errors are expected, crashes are bugs.
@@ -119,6 +120,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             _ = try? decoder.decode(MembershipEntry.self, from: input)
             _ = try? decoder.decode(MembershipResponse.self, from: input)
             _ = try? decoder.decode(SyncErrorBody.self, from: input)
+            _ = try? decoder.decode(ChangeHint.self, from: input)
+            _ = try? decoder.decode(PairingOpened.self, from: input)
+            _ = try? decoder.decode(PairingClaim.self, from: input)
+            _ = try? decoder.decode(PairingClaimed.self, from: input)
+            _ = try? decoder.decode(PairingPost.self, from: input)
+            _ = try? decoder.decode(PairingMessages.self, from: input)
         case .syncRecord:
             guard let envelope = try? SyncRecordEnvelope(decoding: input) else { return }
             let keys = SyncSeed.make()
@@ -134,6 +141,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             if let share = try? SyncKeyShare(decoding: input) {
                 _ = try? share.open(context: SyncSeed.shareContext, recipient: device, senderKey: { _ in device.signing.publicKey })
             }
+            _ = try? JoinMessage(decoding: input)
+            _ = try? JoinRequest(decoding: input)
+            _ = try? JoinWelcome(decoding: input)
         }
     }
 
@@ -228,7 +238,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 let remove = try? state.sign(.remove(device.device), by: device),
                 let share = try? SyncKeyShare.seal(SyncSeed.make().classKey, keyID: SyncIdentifier("zone-key")!, context: SyncSeed.shareContext, to: device.publicKeys, from: device)
             else { return [] }
-            return [genesis.encoded, add.encoded, remove.encoded, share.encoded]
+            let join = JoinMessage(kind: .share, share: Data(repeating: 1, count: 32), associatedData: Data("new device d".utf8), confirmation: Data(repeating: 2, count: 64))
+            return [genesis.encoded, add.encoded, remove.encoded, share.encoded, join.encoded,
+                    JoinRequest(keys: other.publicKeys, credential: Data(count: 32)).encoded, JoinWelcome(account: SyncSeed.account, pin: state.pin).encoded]
         case .syncMessage:
             let record = SyncRecord(record: SyncIdentifier("r1")!, type: 1, version: 2, tombstone: true, body: Data([0, 1, 0xff]), seq: 7)
             let encoder = JSONEncoder()
@@ -239,6 +251,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 try? encoder.encode(ChangesResponse(records: [record], high: 7, more: true)),
                 try? encoder.encode(BatchConflict(conflicts: [.init(record: SyncIdentifier("r1")!, serverVersion: 3)])),
                 try? encoder.encode(MembershipResponse(entries: [MembershipEntry(index: 0, entry: Data("genesis".utf8))])),
+                try? encoder.encode(ChangeHint(zone: SyncIdentifier("z1")!, seq: 4)),
+                try? encoder.encode(PairingMessages(messages: [PairingMessage(index: 0, body: Data("{}".utf8))])),
             ].compactMap { $0 }
         case .blob:
             return [item, internet, ["cdat": .date(Date(timeIntervalSince1970: 1_800_000_000)), "gena": .data(Data([0, 255]))]]

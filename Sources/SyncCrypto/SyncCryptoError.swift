@@ -17,6 +17,9 @@ public struct SyncCryptoError: Error, Sendable, Equatable, CustomStringConvertib
         /// A chain or entry that does not extend the pinned head: the server showed this
         /// device a different history than before.
         public static let fork = Code(name: "fork")
+        /// The join exchange's tags do not verify: the two devices were not given the same
+        /// code (or a stranger guessed). The pairing is dead; a new code is needed.
+        public static let wrongCode = Code(name: "wrong-code")
         public var description: String { name }
     }
 

@@ -31,8 +31,9 @@ struct SyncHTTPError: HTTPResponseError {
         } catch let error as SyncStoreError {
             let status: HTTPResponse.Status =
                 switch error.code {
-                case .accountExists, .deviceExists, .membershipIndex: .conflict
-                case .noSuchAccount: .notFound
+                case .accountExists, .deviceExists, .membershipIndex, .pairingClaimed: .conflict
+                case .noSuchAccount, .noSuchPairing: .notFound
+                case .tooManyPairings: .tooManyRequests
                 case .quotaExceeded: .init(code: 507, reasonPhrase: "Insufficient Storage")
                 case .invalid: .badRequest
                 default: .internalServerError

@@ -20,6 +20,9 @@ public struct SyncRequestContext: RequestContext, WebSocketRequestContext {
 extension BatchResponse: ResponseEncodable {}
 extension ChangesResponse: ResponseEncodable {}
 extension MembershipResponse: ResponseEncodable {}
+extension PairingOpened: ResponseEncodable {}
+extension PairingClaimed: ResponseEncodable {}
+extension PairingMessages: ResponseEncodable {}
 
 /// trousseau-syncd's HTTP API over a ``SyncStore``. Every route but account registration
 /// takes a device's bearer credential; a device reaches only its own account's rows.
@@ -44,6 +47,11 @@ public struct SyncRoutes: Sendable {
         v1.get("zones/:zone/changes") { request, context in try await changes(request, context) }
         v1.get("membership") { request, context in try await membership(request, context) }
         v1.post("membership") { request, context in try await appendMembership(request, context) }
+        v1.post("pairings") { request, context in try await openPairing(request, context) }
+        v1.post("pairings/:nameplate/claim") { request, context in try await claimPairing(request, context) }
+        v1.post("pairings/:nameplate/messages") { request, context in try await postPairingMessage(request, context) }
+        v1.get("pairings/:nameplate/messages") { request, context in try await pairingMessages(request, context) }
+        v1.delete("pairings/:nameplate") { request, context in try await closePairing(request, context) }
         // Reached only when the WebSocket router declined the upgrade.
         v1.get("notify") { request, _ -> Response in
             _ = try await authenticate(request)
@@ -145,6 +153,72 @@ public struct SyncRoutes: Sendable {
             group.cancelAll()
         }
     }
+
+    // MARK: Pairing
+
+    func openPairing(_ request: Request, _ context: SyncRequestContext) async throws -> EditedResponse<PairingOpened> {
+        let caller = try await authenticate(request)
+        let pairing = SyncIdentifier(UUID().uuidString)!  // 122 random bits, from the system's generator
+        let opened = try await SyncHTTPError.mapping {
+            try await store.openPairing(account: caller.account, device: caller.device, pairing: pairing, now: Self.now())
+        }
+        return EditedResponse(status: .created, response: opened)
+    }
+
+    func claimPairing(_ request: Request, _ context: SyncRequestContext) async throws -> PairingClaimed {
+        let nameplate = try Self.nameplate(context)
+        let body = try await request.decode(as: PairingClaim.self, context: context)
+        return try await SyncHTTPError.mapping {
+            try await store.claimPairing(nameplate: nameplate, tokenHash: try Self.tokenHash(body.token), now: Self.now())
+        }
+    }
+
+    func postPairingMessage(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let party = try await pairingParty(request)
+        let nameplate = try Self.nameplate(context)
+        let body = try await request.decode(as: PairingPost.self, context: context)
+        _ = try await SyncHTTPError.mapping {
+            try await store.postPairingMessage(nameplate: nameplate, party: party, body: body.body, now: Self.now())
+        }
+        return Response(status: .created)
+    }
+
+    func pairingMessages(_ request: Request, _ context: SyncRequestContext) async throws -> PairingMessages {
+        let party = try await pairingParty(request)
+        let nameplate = try Self.nameplate(context)
+        let after = try Self.number(request.uri.queryParameters["after"], name: "after", default: -1)
+        return try await SyncHTTPError.mapping {
+            try await store.pairingMessages(nameplate: nameplate, party: party, after: after, now: Self.now())
+        }
+    }
+
+    func closePairing(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let party = try await pairingParty(request)
+        let nameplate = try Self.nameplate(context)
+        try await SyncHTTPError.mapping { try await store.closePairing(nameplate: nameplate, party: party, now: Self.now()) }
+        return Response(status: .noContent)
+    }
+
+    /// A member (`Bearer` credential) or the new device that claimed the pairing
+    /// (`Pairing` token).
+    func pairingParty(_ request: Request) async throws -> PairingParty {
+        if let header = request.headers[.authorization], header.hasPrefix("Pairing ") {
+            guard let token = Data(base64Encoded: String(header.dropFirst("Pairing ".count))) else {
+                throw SyncHTTPError(.unauthorized, "unauthorized", "a pairing token is base64")
+            }
+            return .newDevice(tokenHash: try Self.tokenHash(token))
+        }
+        return .member(try await authenticate(request))
+    }
+
+    static func nameplate(_ context: SyncRequestContext) throws -> Int64 {
+        guard let raw = context.parameters.get("nameplate"), let nameplate = Int64(raw), (1...Int64(SyncLimits.pairings)).contains(nameplate) else {
+            throw SyncHTTPError(.badRequest, "invalid", "a pairing is named by its number, 1 to \(SyncLimits.pairings)")
+        }
+        return nameplate
+    }
+
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
 
     // MARK: Arguments
 

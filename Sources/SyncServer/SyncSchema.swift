@@ -58,6 +58,30 @@ enum SyncSchema {
                     PRIMARY KEY (account_id, idx))
                 """,
             ]
-        }
+        },
+        // Pairing mailboxes: a member opens one under a small number (the code's first part);
+        // the new device claims it once; each side posts opaque messages the other reads.
+        Migration(version: 2) { dialect in
+            let bytes = dialect == .postgres ? "BYTEA" : "BLOB"
+            return [
+                """
+                CREATE TABLE pairings (
+                    nameplate BIGINT PRIMARY KEY,
+                    pairing_id TEXT NOT NULL UNIQUE,
+                    account_id TEXT NOT NULL REFERENCES accounts(account_id),
+                    device_id TEXT NOT NULL,
+                    claim_hash \(bytes),
+                    expires_at BIGINT NOT NULL)
+                """,
+                """
+                CREATE TABLE pairing_messages (
+                    pairing_id TEXT NOT NULL,
+                    side BIGINT NOT NULL,
+                    idx BIGINT NOT NULL,
+                    body \(bytes) NOT NULL,
+                    PRIMARY KEY (pairing_id, side, idx))
+                """,
+            ]
+        },
     ]
 }

@@ -23,6 +23,21 @@ public protocol SyncStore: Sendable {
     func appendMembership(_ entry: MembershipEntry, account: SyncIdentifier) async throws
     /// The chain's entries from index `after + 1`.
     func membership(account: SyncIdentifier, after: Int64) async throws -> [MembershipEntry]
+    /// Opens a pairing for `device` of `account` with the random id `pairing`, under the
+    /// smallest free nameplate; expired pairings are forgotten first. Throws `.tooManyPairings`
+    /// past ``SyncLimits/pairingsPerAccount`` for the account or ``SyncLimits/pairings`` in all.
+    func openPairing(account: SyncIdentifier, device: SyncIdentifier, pairing: SyncIdentifier, now: Int64) async throws -> PairingOpened
+    /// The new device takes the pairing under `nameplate` with its token's hash, once:
+    /// `.noSuchPairing` if none is open there, `.pairingClaimed` if it was claimed.
+    func claimPairing(nameplate: Int64, tokenHash: Data, now: Int64) async throws -> PairingClaimed
+    /// Posts a message from `party`'s side; returns its index. `.noSuchPairing` unless the
+    /// party opened (member) or claimed (new device) this pairing and it is open;
+    /// `.invalid` past ``SyncLimits/pairingMessages`` or ``SyncLimits/pairingMessage``.
+    func postPairingMessage(nameplate: Int64, party: PairingParty, body: Data, now: Int64) async throws -> Int64
+    /// The other side's messages after index `after`, for `party`.
+    func pairingMessages(nameplate: Int64, party: PairingParty, after: Int64, now: Int64) async throws -> PairingMessages
+    /// Ends the pairing and forgets its messages: the code is dead.
+    func closePairing(nameplate: Int64, party: PairingParty, now: Int64) async throws
     /// The hints of writes to this store, by any instance sharing its database (``ChangeHints``).
     var hints: ChangeHints { get }
     /// Closes the database and ends every hint subscription.
@@ -37,6 +52,21 @@ public struct AuthenticatedDevice: Sendable, Equatable {
     public init(account: SyncIdentifier, device: SyncIdentifier) {
         self.account = account
         self.device = device
+    }
+}
+
+/// Who speaks in a pairing: the member that opened it, or the new device that claimed it.
+public enum PairingParty: Sendable, Equatable {
+    case member(AuthenticatedDevice)
+    /// The SHA-256 of the token the new device claimed with.
+    case newDevice(tokenHash: Data)
+
+    /// The side the party writes (0 member, 1 new device); it reads the other.
+    var side: Int64 {
+        switch self {
+        case .member: 0
+        case .newDevice: 1
+        }
     }
 }
 
@@ -63,6 +93,9 @@ public struct SyncStoreError: Error, Sendable, Equatable, CustomStringConvertibl
         public static let noSuchAccount = Code(name: "no-such-account")
         public static let quotaExceeded = Code(name: "quota-exceeded")
         public static let membershipIndex = Code(name: "membership-index")
+        public static let noSuchPairing = Code(name: "no-such-pairing")
+        public static let pairingClaimed = Code(name: "pairing-claimed")
+        public static let tooManyPairings = Code(name: "too-many-pairings")
         public static let invalid = Code(name: "invalid")
         public static let schema = Code(name: "schema")
         public var description: String { name }

@@ -53,9 +53,14 @@ final class SyncDaemonProcess: @unchecked Sendable {
 
     /// Sends one request; answers the status and the body.
     func send(_ method: String, _ path: String, token: Data? = nil, json: Data? = nil) async throws -> (status: Int, body: Data) {
+        try await send(method, path, authorization: token.map { "Bearer " + $0.base64EncodedString() }, json: json)
+    }
+
+    /// Sends one request with `authorization` as it is (`Bearer …`, `Pairing …`).
+    func send(_ method: String, _ path: String, authorization: String?, json: Data? = nil) async throws -> (status: Int, body: Data) {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)" + path)!)
         request.httpMethod = method
-        if let token { request.setValue("Bearer " + token.base64EncodedString(), forHTTPHeaderField: "Authorization") }
+        if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
         if let json {
             request.httpBody = json
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")

@@ -251,6 +251,79 @@ func tokenHash(_ n: UInt8) -> Data { Data(repeating: n, count: 32) }
         try await first.close()
     }
 
+    /// A pairing: opened under the smallest free number, claimed once, each side reading only
+    /// the other's messages, bounded, gone when closed or expired.
+    @Test(arguments: Backend.available)
+    func aPairingIsClaimedOnceAndSpokenInByItsTwoPartiesAlone(_ backend: Backend) async throws {
+        let store = try await store(backend)
+        let now: Int64 = 1_000_000
+        let d1 = PairingParty.member(AuthenticatedDevice(account: alice, device: id("d1")))
+        let opened = try await store.openPairing(account: alice, device: id("d1"), pairing: id("p1"), now: now)
+        #expect(opened == PairingOpened(nameplate: 1, pairing: id("p1"), expires: now + SyncLimits.pairingLifetime))
+        #expect(try await store.openPairing(account: bob, device: id("b1"), pairing: id("p2"), now: now).nameplate == 2)
+        #expect(try await store.claimPairing(nameplate: 1, tokenHash: tokenHash(7), now: now) == PairingClaimed(pairing: id("p1")))
+        // Claimed once: a second claimant (a stranger racing the code) is refused.
+        await #expect(throws: SyncStoreError(.pairingClaimed, "")) { try await store.claimPairing(nameplate: 1, tokenHash: tokenHash(8), now: now) }
+        await #expect(throws: SyncStoreError(.noSuchPairing, "")) { try await store.claimPairing(nameplate: 9, tokenHash: tokenHash(8), now: now) }
+
+        let newcomer = PairingParty.newDevice(tokenHash: tokenHash(7))
+        #expect(try await store.postPairingMessage(nameplate: 1, party: newcomer, body: Data("share".utf8), now: now) == 0)
+        #expect(try await store.postPairingMessage(nameplate: 1, party: d1, body: Data("answer".utf8), now: now) == 0)
+        #expect(try await store.pairingMessages(nameplate: 1, party: d1, after: -1, now: now) == PairingMessages(messages: [PairingMessage(index: 0, body: Data("share".utf8))]))
+        #expect(try await store.pairingMessages(nameplate: 1, party: newcomer, after: -1, now: now).messages.map(\.body) == [Data("answer".utf8)])
+        #expect(try await store.pairingMessages(nameplate: 1, party: newcomer, after: 0, now: now).messages.isEmpty)
+        // Nobody else speaks in it: another device, another account, another token.
+        for stranger in [PairingParty.member(AuthenticatedDevice(account: alice, device: id("d2"))), .member(AuthenticatedDevice(account: bob, device: id("b1"))), .newDevice(tokenHash: tokenHash(8))] {
+            await #expect(throws: SyncStoreError(.noSuchPairing, "")) { try await store.pairingMessages(nameplate: 1, party: stranger, after: -1, now: now) }
+            await #expect(throws: SyncStoreError(.noSuchPairing, "")) { try await store.postPairingMessage(nameplate: 1, party: stranger, body: Data(), now: now) }
+        }
+        await #expect(throws: SyncStoreError(.invalid, "")) {
+            try await store.postPairingMessage(nameplate: 1, party: newcomer, body: Data(count: SyncLimits.pairingMessage + 1), now: now)
+        }
+        for _ in 1..<SyncLimits.pairingMessages { _ = try await store.postPairingMessage(nameplate: 1, party: newcomer, body: Data(), now: now) }
+        await #expect(throws: SyncStoreError(.invalid, "")) { try await store.postPairingMessage(nameplate: 1, party: newcomer, body: Data(), now: now) }
+
+        // Closed: the code is dead, its number free again.
+        try await store.closePairing(nameplate: 1, party: d1, now: now)
+        await #expect(throws: SyncStoreError(.noSuchPairing, "")) { try await store.claimPairing(nameplate: 1, tokenHash: tokenHash(9), now: now) }
+        #expect(try await store.openPairing(account: alice, device: id("d1"), pairing: id("p3"), now: now).nameplate == 1)
+        // Expired: absent, and forgotten when the next pairing is opened.
+        let later = now + SyncLimits.pairingLifetime
+        await #expect(throws: SyncStoreError(.noSuchPairing, "")) { try await store.claimPairing(nameplate: 2, tokenHash: tokenHash(9), now: later) }
+        #expect(try await store.openPairing(account: bob, device: id("b1"), pairing: id("p4"), now: later).nameplate == 1)
+        try await store.close()
+    }
+
+    @Test(arguments: Backend.available)
+    func anAccountHoldsFewPairingsOpen(_ backend: Backend) async throws {
+        let store = try await store(backend)
+        for n in 0..<SyncLimits.pairingsPerAccount {
+            _ = try await store.openPairing(account: alice, device: id("d1"), pairing: id("p\(n)"), now: 1)
+        }
+        await #expect(throws: SyncStoreError(.tooManyPairings, "")) { try await store.openPairing(account: alice, device: id("d1"), pairing: id("px"), now: 1) }
+        #expect(try await store.openPairing(account: bob, device: id("b1"), pairing: id("py"), now: 1).nameplate == Int64(SyncLimits.pairingsPerAccount) + 1)
+        try await store.close()
+    }
+
+    /// A database written before pairings existed (schema 1) opens, keeps its rows and
+    /// gains the pairing tables: the shipped migration 1 stays as it was.
+    @Test(arguments: Backend.available)
+    func aSchemaOneDatabaseMigratesAndKeepsItsRows(_ backend: Backend) async throws {
+        let location = try backend.makeLocation()
+        var store = try await backend.open(location)
+        try await store.registerAccount(alice, device: id("d1"), tokenHash: tokenHash(1), quota: .standard)
+        _ = try await store.apply([record("r1", 1, "kept")], account: alice, zone: zone)
+        // What trousseau-syncd of schema 1 left: no pairing tables, version 1 alone.
+        try await store.unsafeExecute("DROP TABLE pairing_messages")
+        try await store.unsafeExecute("DROP TABLE pairings")
+        try await store.unsafeExecute("DELETE FROM sync_schema WHERE version = 2")
+        try await store.close()
+        store = try await backend.open(location)
+        #expect(try await store.changes(account: alice, zone: zone, after: 0, limit: 10).records.map(\.body) == [Data("kept".utf8)])
+        #expect(try await store.openPairing(account: alice, device: id("d1"), pairing: id("p1"), now: 1).nameplate == 1)
+        try await store.close()
+    }
+
     @Test(arguments: Backend.available)
     func aReopenedStoreHasEverythingAndANewerSchemaIsRefused(_ backend: Backend) async throws {
         let location = try backend.makeLocation()
