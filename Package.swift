@@ -244,8 +244,11 @@ let package = Package(
             // Measures the daemon against the machine's floors (docs/PERFORMANCE.md).
             name: "keychain-bench",
             dependencies: [
-                "CSystemd", "KeychainClient", "KeychainModel", "KeychainProtocol", "KeychainSystem", "Security",
+                "CSystemd", "KeychainClient", "KeychainModel", "KeychainProtocol", "KeychainSystem", "Security", "SyncProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

@@ -92,6 +92,21 @@ struct BenchReport: Codable, Sendable {
         var scratchCollectionP50Micros: Double? = nil
     }
 
+    /// A sync server operation (`--sync`) on one database, against its floor.
+    struct SyncRow: Codable, Sendable {
+        var backend: String
+        var operation: String
+        var clients: Int
+        var samples: Int
+        var opsPerSecond: Double
+        var p50Micros: Double
+        var p99Micros: Double
+        var floor: String
+        var floorMicros: Double
+        /// p50 over the floor.
+        var ratio: Double
+    }
+
     struct Target: Codable, Sendable {
         var target: String
         var measured: String
@@ -107,6 +122,7 @@ struct BenchReport: Codable, Sendable {
     var processes: [WholeProcess] = []
     var keys: [KeyOperation] = []
     var secretService: [SecretServiceRow] = []
+    var sync: [SyncRow] = []
     var targets: [Target] = []
 
     func floor(_ name: String, items: Int? = nil) -> Floor? {

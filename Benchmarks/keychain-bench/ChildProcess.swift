@@ -8,10 +8,11 @@ import Glibc
 /// for the echo peer.
 enum ChildProcess {
     /// Starts `path` with `arguments`; standard input is `standardInput` (else /dev/null),
-    /// standard output and error go to /dev/null, and `descriptor`, when given, becomes the
-    /// child's descriptor 3.
+    /// standard output `standardOutput` (else /dev/null), standard error /dev/null, and
+    /// `descriptor`, when given, becomes the child's descriptor 3.
     static func spawn(
-        _ path: String, _ arguments: [String], environment: [String: String], descriptor: Int32? = nil, standardInput: Int32? = nil
+        _ path: String, _ arguments: [String], environment: [String: String], descriptor: Int32? = nil, standardInput: Int32? = nil,
+        standardOutput: Int32? = nil
     ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -21,7 +22,11 @@ enum ChildProcess {
         } else {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        if let standardOutput {
+            posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        }
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         if let descriptor { posix_spawn_file_actions_adddup2(&actions, descriptor, 3) }
         let argv = ([path] + arguments).map { strdup($0) } + [nil]

@@ -54,6 +54,12 @@ struct KeychainBench: ParsableCommand {
         help: "Instead: the Secret Service against gnome-keyring on one private bus (lookups, Ping, CreateItem, secret-tool lookup).")
     var secretService = false
 
+    @Flag(name: .long, help: "Instead: trousseau-syncd on SQLite (and on PostgreSQL with --postgres): batches, and a change visible to another device by hint and by polling.")
+    var sync = false
+
+    @Option(name: .long, help: "With --sync: a PostgreSQL URL to measure on too (scripts/bench-sync starts a server of its own).")
+    var postgres: String?
+
     @Flag(inversion: .prefixedNo, help: "With --secret-service: measure gnome-keyring too (when it is installed).")
     var peer = true
 
@@ -99,7 +105,18 @@ struct KeychainBench: ParsableCommand {
         defer { keychain.remove() }
         var report = BenchReport(
             machine: .current(directory: directory), date: ISO8601DateFormatter().string(from: Date()), smoke: smoke)
-        if secretService {
+        if sync {
+            let output = Output()
+            output.line("keychain-bench --sync\(smoke ? " (smoke run: figures mean nothing)" : "")")
+            var bench = SyncBench(plan: smoke ? .smoke : .full, directory: directory, output: output)
+            try bench.run(postgres: postgres)
+            report.sync = bench.rows
+            report.targets = Targets.sync(bench.rows)
+            output.line("")
+            output.line(Table.sync(report.sync))
+            output.line("")
+            output.line(Table.targets(report.targets))
+        } else if secretService {
             report.secretService = try measureSecretService(products: products, keychain: keychain)
             report.targets = Targets.secretService(report.secretService)
         } else {

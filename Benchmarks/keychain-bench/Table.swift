@@ -47,6 +47,17 @@ enum Table {
             })
     }
 
+    static func sync(_ rows: [BenchReport.SyncRow]) -> String {
+        render(
+            ["database", "operation", "clients", "p50 µs", "p99 µs", "ops/s", "floor", "floor µs", "p50 / floor"],
+            rows.map {
+                [
+                    $0.backend, $0.operation, String($0.clients), micros($0.p50Micros), micros($0.p99Micros), grouped(Int($0.opsPerSecond.rounded())),
+                    $0.floor, micros($0.floorMicros), String(format: "%.2f×", $0.ratio),
+                ]
+            })
+    }
+
     static func targets(_ targets: [BenchReport.Target]) -> String {
         render(["target", "measured", "met"], targets.map { [$0.target, $0.measured, $0.met ? "yes" : "NO"] })
     }

@@ -52,6 +52,33 @@ enum Targets {
         return targets
     }
 
+    /// The sync issue's: a one-write batch within 3× of an HTTP round trip plus the
+    /// database's commit, and a change seen elsewhere by its hint within 2× of that batch
+    /// plus one pull, sooner than polling.
+    static func sync(_ rows: [BenchReport.SyncRow]) -> [BenchReport.Target] {
+        var targets: [BenchReport.Target] = []
+        for backend in Set(rows.map(\.backend)).sorted() {
+            let mine = rows.filter { $0.backend == backend }
+            if let batch = mine.first(where: { $0.operation == "batch, 1 write" && $0.clients == 1 }) {
+                targets.append(
+                    .init(
+                        target: "\(backend): batch of 1 write, p50 ≤ 3 × (\(batch.floor))",
+                        measured: "\(Table.micros(batch.p50Micros)) µs; 3 × \(Table.micros(batch.floorMicros)) = \(Table.micros(3 * batch.floorMicros)) µs",
+                        met: batch.ratio <= 3))
+            }
+            if let hinted = mine.first(where: { $0.operation.hasSuffix("WebSocket hint") }),
+                let polled = mine.first(where: { $0.operation.contains("polling") })
+            {
+                targets.append(
+                    .init(
+                        target: "\(backend): change visible by hint, p50 ≤ 2 × (\(hinted.floor)) and below polling's",
+                        measured: "\(Table.micros(hinted.p50Micros)) µs; 2 × \(Table.micros(hinted.floorMicros)) = \(Table.micros(2 * hinted.floorMicros)) µs; polling \(Table.micros(polled.p50Micros)) µs",
+                        met: hinted.ratio <= 2 && hinted.p50Micros < polled.p50Micros))
+            }
+        }
+        return targets
+    }
+
     /// The Secret Service issue's: Trousseau's lookup within 2× of one Ping to it through
     /// the bus, and faster than gnome-keyring's at every size both were measured at.
     static func secretService(_ rows: [BenchReport.SecretServiceRow]) -> [BenchReport.Target] {

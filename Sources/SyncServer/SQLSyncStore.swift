@@ -201,18 +201,16 @@ public final class SQLSyncStore: SyncStore {
 
     public func apply(_ writes: [SyncRecord], account: SyncIdentifier, zone: SyncIdentifier) async throws -> [Int64] {
         try Self.validate(writes)
-        let lock = dialect == .postgres ? " FOR UPDATE" : ""
         let seqs = try await transaction { db in
             let a = account.rawValue, z = zone.rawValue
-            guard let usage = try await db.raw("""
-                SELECT quota_records, quota_bytes, used_records, used_bytes FROM accounts WHERE account_id = \(bind: a)\(unsafeRaw: lock)
+            // The zone row orders the feed: taking it (made on first use, for an existing
+            // account only) locks it until commit, so feed positions follow commit order. On
+            // SQLite, BEGIN IMMEDIATE already admits one writer.
+            guard let zoneRow = try await db.raw("""
+                INSERT INTO zones (account_id, zone_id, seq) SELECT account_id, \(bind: z), 0 FROM accounts WHERE account_id = \(bind: a)
+                ON CONFLICT (account_id, zone_id) DO UPDATE SET seq = zones.seq RETURNING seq
                 """).first()
             else { throw SyncStoreError(.noSuchAccount, "no account with this id") }
-            try await db.raw("INSERT INTO zones (account_id, zone_id, seq) VALUES (\(bind: a), \(bind: z), 0) ON CONFLICT DO NOTHING").run()
-            // The zone row orders the feed: seq is taken under its lock, so seq order is commit order.
-            guard let zoneRow = try await db.raw("SELECT seq FROM zones WHERE account_id = \(bind: a) AND zone_id = \(bind: z)\(unsafeRaw: lock)").first() else {
-                throw SyncStoreError(.invalid, "the zone could not be created")
-            }
             let seq = try zoneRow.decode(column: "seq", as: Int64.self)
 
             let ids: [any Encodable & Sendable] = writes.map(\.record.rawValue)
@@ -236,29 +234,37 @@ public final class SQLSyncStore: SyncStore {
             }
             if !conflicts.isEmpty { throw BatchConflict(conflicts: conflicts) }
 
-            let usedRecords = try usage.decode(column: "used_records", as: Int64.self) + addedRecords
-            let usedBytes = try usage.decode(column: "used_bytes", as: Int64.self) + addedBytes
+            // The account's usage moves in the same statement that reads its quota (and, on
+            // PostgreSQL, locks its row); past the quota the transaction rolls back.
+            guard let usage = try await db.raw("""
+                UPDATE accounts SET used_records = used_records + \(bind: addedRecords), used_bytes = used_bytes + \(bind: addedBytes)
+                WHERE account_id = \(bind: a) RETURNING quota_records, quota_bytes, used_records, used_bytes
+                """).first()
+            else { throw SyncStoreError(.noSuchAccount, "no account with this id") }
+            let usedRecords = try usage.decode(column: "used_records", as: Int64.self)
+            let usedBytes = try usage.decode(column: "used_bytes", as: Int64.self)
             let quotaRecords = try usage.decode(column: "quota_records", as: Int64.self)
             let quotaBytes = try usage.decode(column: "quota_bytes", as: Int64.self)
             if (addedRecords > 0 && usedRecords > quotaRecords) || (addedBytes > 0 && usedBytes > quotaBytes) {
                 throw SyncStoreError(.quotaExceeded, "the account's quota is used up (\(usedRecords) records, \(usedBytes) bytes with this batch)")
             }
-            try await db.raw("UPDATE accounts SET used_records = \(bind: usedRecords), used_bytes = \(bind: usedBytes) WHERE account_id = \(bind: a)").run()
             try await db.raw("UPDATE zones SET seq = \(bind: seq + Int64(writes.count)) WHERE account_id = \(bind: a) AND zone_id = \(bind: z)").run()
 
-            var seqs: [Int64] = []
-            for (offset, write) in writes.enumerated() {
-                let position = seq + Int64(offset) + 1
-                seqs.append(position)
-                try await db.raw("""
-                    INSERT INTO records (account_id, zone_id, record_id, rtype, version, seq, tombstone, body, size)
-                    VALUES (\(bind: a), \(bind: z), \(bind: write.record.rawValue), \(bind: Int64(write.type)), \(bind: write.version),
-                            \(bind: position), \(bind: Int64(write.tombstone ? 1 : 0)), \(bind: write.body), \(bind: Int64(write.body.count)))
-                    ON CONFLICT (account_id, zone_id, record_id) DO UPDATE SET
-                        rtype = excluded.rtype, version = excluded.version, seq = excluded.seq,
-                        tombstone = excluded.tombstone, body = excluded.body, size = excluded.size
-                    """).run()
+            // Every write in one statement: a batch costs the same few round trips whatever its size.
+            let seqs = (1...Int64(writes.count)).map { seq + $0 }
+            let rows: [SQLQueryString] = zip(writes, seqs).map { write, position in
+                """
+                (\(bind: a), \(bind: z), \(bind: write.record.rawValue), \(bind: Int64(write.type)), \(bind: write.version), \(bind: position), \
+                \(bind: Int64(write.tombstone ? 1 : 0)), \(bind: write.body), \(bind: Int64(write.body.count)))
+                """
             }
+            try await db.raw("""
+                INSERT INTO records (account_id, zone_id, record_id, rtype, version, seq, tombstone, body, size)
+                VALUES \(rows.joined(separator: ", "))
+                ON CONFLICT (account_id, zone_id, record_id) DO UPDATE SET
+                    rtype = excluded.rtype, version = excluded.version, seq = excluded.seq,
+                    tombstone = excluded.tombstone, body = excluded.body, size = excluded.size
+                """).run()
             try await self.notify(ChangeHint(zone: zone, seq: seqs[seqs.count - 1]), account: account, in: db)
             return seqs
         }

@@ -73,4 +73,25 @@ import Testing
         let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("keychain-bench-") }
         #expect(left.isEmpty, "\(left)")
     }
+
+    /// The sync run: trousseau-syncd on SQLite and on the tests' PostgreSQL, every row
+    /// measured against its floors, the targets evaluated, nothing left behind.
+    @Test func aSyncSmokeRunMeasuresBothDatabases() throws {
+        let directory = try TemporaryKeychain.makeTemporaryDirectory()
+        defer { try? FileManagerLite.removeTree(directory) }
+        let json = directory + "/bench.json"
+        let postgres = try PostgresServer.shared.get().makeDatabase()
+        let result = try CommandRunner.run("keychain-bench", ["--sync", "--smoke", "--postgres", postgres, "--json", json, "--directory", directory])
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
+        let rows = try #require(report["sync"] as? [[String: Any]])
+        for backend in ["SQLite", "PostgreSQL"] {
+            let mine = rows.filter { $0["backend"] as? String == backend }
+            #expect(mine.count == 7 && mine.allSatisfy { ($0["p50Micros"] as? Double ?? 0) > 0 && ($0["floorMicros"] as? Double ?? 0) > 0 }, "\(backend): \(mine)")
+        }
+        let targets = try #require(report["targets"] as? [[String: Any]]).compactMap { $0["target"] as? String }
+        #expect(targets.count == 4, "\(targets)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("bench-sync-") || $0.hasPrefix("floor-") }
+        #expect(left.isEmpty, "\(left)")
+    }
 }

@@ -110,7 +110,14 @@ import Testing
         #expect(try await server.send("GET", "/v1/notify", token: stranger).status == 401)
         #expect(try await server.send("GET", "/v1/notify", token: token).status == 426)
         #expect(server.process.isRunning)
-        server.stop()
+
+        // SIGTERM with a device's socket open: the server closes it (going away) and exits.
+        let open = try await NotifySocket(url, token: second)
+        kill(server.process.processIdentifier, SIGTERM)
+        for _ in 0..<100 where server.process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(!server.process.isRunning, "trousseau-syncd did not exit within 10 s of SIGTERM with a socket open")
+        #expect(try await next(open.hints) == nil)
+        server.stop(signal: SIGKILL)
     }
 
     /// Two servers on one PostgreSQL database (as an operator runs several): a socket on one

@@ -67,6 +67,7 @@ func tokenHash(_ n: UInt8) -> Data { Data(repeating: n, count: 32) }
         await #expect(throws: SyncStoreError(.deviceExists, "")) { try await store.registerDevice(id("d2"), account: alice, tokenHash: tokenHash(4)) }
         await #expect(throws: SyncStoreError(.deviceExists, "")) { try await store.registerDevice(id("d3"), account: alice, tokenHash: tokenHash(2)) }
         await #expect(throws: SyncStoreError(.noSuchAccount, "")) { try await store.registerDevice(id("d3"), account: id("nobody"), tokenHash: tokenHash(5)) }
+        await #expect(throws: SyncStoreError(.noSuchAccount, "")) { _ = try await store.apply([record("r1", 1)], account: id("nobody"), zone: zone) }
         try await store.close()
     }
 
