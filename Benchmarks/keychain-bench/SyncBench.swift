@@ -52,14 +52,14 @@ struct SyncBench {
         let commit = try Floors.durableCommit(count: plan.floorSamples / 4, in: directory)
         try measure("SQLite", database: ["--database", sqlite], commitFloor: commit, syncd: syncd)
         if let postgres {
-            let commit = try Self.postgresCommit(url: postgres, count: plan.floorSamples / 4)
-            try measure("PostgreSQL", database: ["--postgres", postgres], commitFloor: commit, syncd: syncd)
+            let (commit, statement) = try Self.postgresFloors(url: postgres, count: plan.floorSamples / 4)
+            try measure("PostgreSQL", database: ["--postgres", postgres], commitFloor: commit, syncd: syncd, statementFloor: statement)
         } else {
             output.line("PostgreSQL: not measured (give --postgres URL, or run scripts/bench-sync)")
         }
     }
 
-    mutating func measure(_ backend: String, database: [String], commitFloor: Latencies, syncd: String) throws {
+    mutating func measure(_ backend: String, database: [String], commitFloor: Latencies, syncd: String, statementFloor: Latencies? = nil) throws {
         let server = try SyncServerProcess(syncd, database + ["--open-registration"])
         defer { server.stop() }
         let client = SyncHTTPClient(port: server.port)
@@ -78,6 +78,10 @@ struct SyncBench {
         }
         rows.append(row("floor: HTTP round trip (404, no database)", clients: 1, roundTrip, floor: roundTrip.p50, floorName: "itself"))
         rows.append(row("floor: \(backend) durable commit", clients: 1, commitFloor, floor: commitFloor.p50, floorName: "itself"))
+        if let statementFloor {
+            // Where a batch's time goes on PostgreSQL: each of its statements is a round trip.
+            rows.append(row("floor: \(backend) statement round trip (SELECT 1)", clients: 1, statementFloor, floor: statementFloor.p50, floorName: "itself"))
+        }
 
         // One write a batch, one client: each record written once, at version 1.
         let single = try Latencies.measure(plan.batches) { index in
@@ -150,8 +154,9 @@ struct SyncBench {
         return Latencies(try results.all().flatMap { try $0.get() }, elapsedNanoseconds: elapsed)
     }
 
-    /// PostgreSQL's own durable commit over the same socket: one row inserted, autocommit.
-    static func postgresCommit(url: String, count: Int) throws -> Latencies {
+    /// PostgreSQL's own durable commit over the same socket (one row inserted, autocommit),
+    /// and one statement's round trip (`SELECT 1`).
+    static func postgresFloors(url: String, count: Int) throws -> (commit: Latencies, statement: Latencies) {
         try blocking {
             let configuration = try SQLPostgresConfiguration(url: url)
             let connection = try await PostgresConnection.connect(configuration: configuration.coreConfiguration, id: 9, logger: Logger(label: "bench"))
@@ -166,9 +171,17 @@ struct SyncBench {
                 samples.append(monotonicNanoseconds() - before)
             }
             let elapsed = monotonicNanoseconds() - start
+            var statements: [UInt64] = []
+            let statementStart = monotonicNanoseconds()
+            for _ in 0..<count {
+                let before = monotonicNanoseconds()
+                _ = try await database.raw("SELECT 1 AS one").all()
+                statements.append(monotonicNanoseconds() - before)
+            }
+            let statementElapsed = monotonicNanoseconds() - statementStart
             try await database.raw("DROP TABLE bench_floor").run()
             try await connection.close()
-            return Latencies(samples, elapsedNanoseconds: elapsed)
+            return (Latencies(samples, elapsedNanoseconds: elapsed), Latencies(statements, elapsedNanoseconds: statementElapsed))
         }
     }
 }

@@ -87,7 +87,7 @@ import Testing
         let rows = try #require(report["sync"] as? [[String: Any]])
         for backend in ["SQLite", "PostgreSQL"] {
             let mine = rows.filter { $0["backend"] as? String == backend }
-            #expect(mine.count == 7 && mine.allSatisfy { ($0["p50Micros"] as? Double ?? 0) > 0 && ($0["floorMicros"] as? Double ?? 0) > 0 }, "\(backend): \(mine)")
+            #expect(mine.count == (backend == "SQLite" ? 7 : 8) && mine.allSatisfy { ($0["p50Micros"] as? Double ?? 0) > 0 && ($0["floorMicros"] as? Double ?? 0) > 0 }, "\(backend): \(mine)")
         }
         let targets = try #require(report["targets"] as? [[String: Any]]).compactMap { $0["target"] as? String }
         #expect(targets.count == 4, "\(targets)")
