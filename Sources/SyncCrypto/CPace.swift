@@ -120,6 +120,8 @@ public struct CPace: Sendable {
     /// Holds the code: the caller zeroes it.
     static func generatorString(prs: SecretBytes, channel: Data, sid: Data) -> [UInt8] {
         var out: [UInt8] = []
+        // Room for all of it at once: a reallocation would leave a copy of the code behind.
+        out.reserveCapacity(hashBlock + prs.count + channel.count + sid.count + 16)
         appendLengthPrefixed(dsi, to: &out)
         appendLength(prs.count, to: &out)
         prs.withUnsafeBytes { out += $0 }

@@ -1,3 +1,4 @@
+import CSodium
 import Foundation
 import KeychainModel
 
@@ -17,14 +18,17 @@ public struct JoinCode: Sendable {
     /// A fresh short code for `nameplate`.
     public static func short(nameplate: Int64) -> JoinCode {
         var generator = SystemRandomNumberGenerator()
-        let digits = (0..<8).map { _ in UInt8(ascii: "0") + UInt8.random(in: 0...9, using: &generator) }
-        return JoinCode(nameplate: nameplate, secret: SecretBytes(digits))
+        return JoinCode(nameplate: nameplate, secret: SecretBytes(count: 8) { secret in
+            for index in secret.indices { secret[index] = UInt8(ascii: "0") + UInt8.random(in: 0...9, using: &generator) }
+        })
     }
 
     /// A fresh long code for `nameplate`.
     public static func long(nameplate: Int64) -> JoinCode {
         var generator = SystemRandomNumberGenerator()
-        return JoinCode(nameplate: nameplate, secret: SecretBytes((0..<26).map { _ in base32[Int.random(in: 0..<32, using: &generator)] }))
+        return JoinCode(nameplate: nameplate, secret: SecretBytes(count: 26) { secret in
+            for index in secret.indices { secret[index] = base32[Int.random(in: 0..<32, using: &generator)] }
+        })
     }
 
     /// Reads a code as typed: the nameplate, a dash, then the secret with any dashes or
@@ -35,14 +39,20 @@ public struct JoinCode: Sendable {
         guard let dash = trimmed.firstIndex(of: "-"), let nameplate = Int64(trimmed[..<dash]), nameplate > 0 else {
             throw SyncCryptoError(.malformed, "a join code starts with its number and a dash, as 42-4821-0937")
         }
-        let secret = trimmed[trimmed.index(after: dash)...].utf8.filter { $0 != UInt8(ascii: "-") && $0 != UInt8(ascii: " ") }
+        var secret = trimmed[trimmed.index(after: dash)...].utf8.filter { $0 != UInt8(ascii: "-") && $0 != UInt8(ascii: " ") }
             .map { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") ? $0 - 32 : $0 }
+        defer { Self.zero(&secret) }
         let digits = secret.count == 8 && secret.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
         let long = secret.count == 26 && secret.allSatisfy { Self.base32.contains($0) }
         guard digits || long else {
             throw SyncCryptoError(.malformed, "a join code's secret is 8 digits or 26 letters and digits 2-7")
         }
         self.init(nameplate: nameplate, secret: SecretBytes(secret))
+    }
+
+    /// Wipes a working copy of the secret (the typed text itself is the caller's).
+    static func zero(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) }
     }
 
     init(nameplate: Int64, secret: SecretBytes) {
@@ -52,7 +62,8 @@ public struct JoinCode: Sendable {
 
     /// The code to show: `42-4821-0937`, or the long form in groups of five.
     public var text: String {
-        let characters = secret.withUnsafeBytes { Array($0) }
+        var characters = secret.withUnsafeBytes { Array($0) }
+        defer { Self.zero(&characters) }
         let group = characters.count == 8 ? 4 : 5
         let groups = stride(from: 0, to: characters.count, by: group).map {
             String(decoding: characters[$0..<min($0 + group, characters.count)], as: UTF8.self)

@@ -239,7 +239,6 @@ public struct MemberPairing: Sendable {
             throw SyncCryptoError(.wrongCode, "the new device's code does not match this one")
         }
         let channel = JoinChannel(isk: isk, pairing: pairing, role: .responder)
-        self.channel = channel
         let plaintext = try channel.open(message.sealed, kind: .confirm)
         guard let request = try? JoinRequest(decoding: plaintext), (32...64).contains(request.credential.count) else {
             throw SyncCryptoError(.malformed, "the new device's request is ill-formed")
@@ -247,6 +246,7 @@ public struct MemberPairing: Sendable {
         guard JoinBinding.associatedData(.initiator, device: request.keys.device) == peer.associatedData else {
             throw SyncCryptoError(.membership, "the request names another device than the exchange")
         }
+        self.channel = channel  // only a request that passed every check can be welcomed
         return request
     }
 

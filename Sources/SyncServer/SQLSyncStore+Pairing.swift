@@ -39,16 +39,21 @@ extension SQLSyncStore {
 
     public func claimPairing(nameplate: Int64, tokenHash: Data, now: Int64) async throws -> PairingClaimed {
         try await transaction { db in
-            guard let row = try await db.raw("""
-                SELECT pairing_id, claim_hash FROM pairings WHERE nameplate = \(bind: nameplate) AND expires_at > \(bind: now)
-                """).first(),
-                let pairing = SyncIdentifier(try row.decode(column: "pairing_id", as: String.self))
-            else { throw SyncStoreError(.noSuchPairing, "no pairing is open under this number") }
-            guard try row.decodeNil(column: "claim_hash") else {
-                throw SyncStoreError(.pairingClaimed, "this code was used already; ask for a new one")
+            // The condition and the claim in one statement: of two instances claiming at once,
+            // one updates the row and the other finds it claimed.
+            if let row = try await db.raw("""
+                UPDATE pairings SET claim_hash = \(bind: tokenHash)
+                WHERE nameplate = \(bind: nameplate) AND expires_at > \(bind: now) AND claim_hash IS NULL RETURNING pairing_id
+                """).first() {
+                guard let pairing = SyncIdentifier(try row.decode(column: "pairing_id", as: String.self)) else {
+                    throw SyncStoreError(.schema, "a stored pairing id is ill-formed")
+                }
+                return PairingClaimed(pairing: pairing)
             }
-            try await db.raw("UPDATE pairings SET claim_hash = \(bind: tokenHash) WHERE nameplate = \(bind: nameplate)").run()
-            return PairingClaimed(pairing: pairing)
+            guard try await db.raw("SELECT 1 AS one FROM pairings WHERE nameplate = \(bind: nameplate) AND expires_at > \(bind: now)").first() != nil else {
+                throw SyncStoreError(.noSuchPairing, "no pairing is open under this number")
+            }
+            throw SyncStoreError(.pairingClaimed, "this code was used already; ask for a new one")
         }
     }
 
@@ -56,8 +61,10 @@ extension SQLSyncStore {
         guard body.count <= SyncLimits.pairingMessage else {
             throw SyncStoreError(.invalid, "a pairing message is at most \(SyncLimits.pairingMessage) bytes")
         }
+        let lock = dialect == .postgres ? " FOR UPDATE" : ""
         return try await transaction { db in
-            let pairing = try await Self.pairing(nameplate, party: party, now: now, in: db)
+            // Locked: two posts of one side take distinct indices, and none lands after a close.
+            let pairing = try await Self.pairing(nameplate, party: party, now: now, lock: lock, in: db)
             let count = try await db.raw("""
                 SELECT COUNT(*) AS n FROM pairing_messages WHERE pairing_id = \(bind: pairing) AND side = \(bind: party.side)
                 """).first()?.decode(column: "n", as: Int64.self) ?? 0
@@ -85,18 +92,20 @@ extension SQLSyncStore {
     }
 
     public func closePairing(nameplate: Int64, party: PairingParty, now: Int64) async throws {
+        let lock = dialect == .postgres ? " FOR UPDATE" : ""
         try await transaction { db in
-            let pairing = try await Self.pairing(nameplate, party: party, now: now, in: db)
+            let pairing = try await Self.pairing(nameplate, party: party, now: now, lock: lock, in: db)
             try await db.raw("DELETE FROM pairing_messages WHERE pairing_id = \(bind: pairing)").run()
             try await db.raw("DELETE FROM pairings WHERE pairing_id = \(bind: pairing)").run()
         }
     }
 
     /// The id of the open pairing under `nameplate` that `party` may speak in; a pairing of
-    /// someone else's looks absent.
-    private static func pairing(_ nameplate: Int64, party: PairingParty, now: Int64, in db: any SQLDatabase) async throws -> String {
+    /// someone else's looks absent. `lock` is `FOR UPDATE` on PostgreSQL for a write.
+    private static func pairing(_ nameplate: Int64, party: PairingParty, now: Int64, lock: String = "", in db: any SQLDatabase) async throws -> String {
         guard let row = try await db.raw("""
-            SELECT pairing_id, account_id, device_id, claim_hash FROM pairings WHERE nameplate = \(bind: nameplate) AND expires_at > \(bind: now)
+            SELECT pairing_id, account_id, device_id, claim_hash FROM pairings
+            WHERE nameplate = \(bind: nameplate) AND expires_at > \(bind: now)\(unsafeRaw: lock)
             """).first()
         else { throw SyncStoreError(.noSuchPairing, "no pairing is open under this number") }
         let allowed: Bool =

@@ -6,9 +6,11 @@ import SQLiteKit
 import SyncProtocol
 
 /// ``SyncStore`` in SQL, one text for SQLite and PostgreSQL through SQLKit. The dialects differ
-/// in three places only: how a batch takes its zone (`BEGIN IMMEDIATE` on SQLite, which
-/// admits one writer; `SELECT … FOR UPDATE` on PostgreSQL, where other server instances write
-/// too), the name of the bytes type (``SyncSchema``), and the advisory lock around migrations.
+/// in a few places only: how a transaction begins (`BEGIN IMMEDIATE` on SQLite, which admits
+/// one writer; on PostgreSQL, where other server instances write too, a batch locks its zone
+/// row by the upsert that takes it, and a membership append its account row with `FOR
+/// UPDATE`), the name of the bytes type (``SyncSchema``), the advisory locks around
+/// migrations and nameplate allocation, and how hints leave (`NOTIFY`, or in process).
 ///
 /// One connection per store, one transaction at a time on it (``TransactionQueue``).
 /// Durability: SQLite in WAL with `synchronous=FULL` (an acknowledged write survives power

@@ -24,8 +24,9 @@ extension PairingOpened: ResponseEncodable {}
 extension PairingClaimed: ResponseEncodable {}
 extension PairingMessages: ResponseEncodable {}
 
-/// trousseau-syncd's HTTP API over a ``SyncStore``. Every route but account registration
-/// takes a device's bearer credential; a device reaches only its own account's rows.
+/// trousseau-syncd's HTTP API over a ``SyncStore``. Every route takes a device's bearer
+/// credential but account registration and a joining device's pairing calls (its claim, then
+/// the pairing token it claimed with); a device reaches only its own account's rows.
 public struct SyncRoutes: Sendable {
     public let store: any SyncStore
     /// Whether anyone who reaches the server may open an account (`--open-registration`).
@@ -61,8 +62,8 @@ public struct SyncRoutes: Sendable {
     }
 
     /// The routes that upgrade to a WebSocket: `GET /v1/notify`, ``ChangeHint/subscribed`` and
-    /// then the account's ``ChangeHint``s as JSON text messages until the device closes. A request without a valid credential
-    /// is not upgraded and gets the HTTP route's 401.
+    /// then the account's ``ChangeHint``s as JSON text messages until the device closes. A
+    /// request without a valid credential is not upgraded and gets the HTTP route's 401.
     public func webSocketRouter() -> Router<SyncRequestContext> {
         let router = Router(context: SyncRequestContext.self)
         router.ws("v1/notify") { request, _ in

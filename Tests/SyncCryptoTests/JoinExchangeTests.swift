@@ -67,6 +67,17 @@ import Testing
         #expect(throws: SyncCryptoError(.malformed, "")) { try memberSide.answer(relay(stranger.share)) }
     }
 
+    /// A request that fails a check leaves nothing to welcome: the member cannot be made to
+    /// seal a welcome for it.
+    @Test func aRefusedRequestCannotBeWelcomed() throws {
+        let code = JoinCode.short(nameplate: 7)
+        var memberSide = try MemberPairing(code: code, pairing: pairing, keys: member)
+        var newSide = try NewDeviceJoin(code: code, pairing: pairing, keys: newcomer, credential: Data(count: 8))  // too short a credential
+        let answer = try memberSide.answer(relay(newSide.share))
+        #expect(throws: SyncCryptoError(.malformed, "")) { try memberSide.request(relay(newSide.confirm(relay(answer)))) }
+        #expect(throws: SyncCryptoError(.malformed, "")) { try memberSide.welcome(JoinWelcome(account: account, pin: MembershipPin(length: 1, head: Data(count: 32)))) }
+    }
+
     @Test func codesReadAsTypedAndNeverPrintTheirSecret() throws {
         let short = JoinCode.short(nameplate: 42)
         #expect(short.text.count == "42-4821-0937".count && short.text.hasPrefix("42-"))

@@ -295,6 +295,35 @@ func tokenHash(_ n: UInt8) -> Data { Data(repeating: n, count: 32) }
         try await store.close()
     }
 
+    /// Two server instances on one database at once: of many claims one wins, and one
+    /// side's concurrent posts take distinct indices (no claim overwritten, no 500).
+    @Test(arguments: Backend.available)
+    func concurrentClaimsAndPostsAcrossInstancesKeepThePairingWhole(_ backend: Backend) async throws {
+        let location = try backend.makeLocation()
+        let first = try await backend.open(location), second = try await backend.open(location)
+        try await first.registerAccount(alice, device: id("d1"), tokenHash: tokenHash(1), quota: .standard)
+        let opened = try await first.openPairing(account: alice, device: id("d1"), pairing: id("p1"), now: 1)
+        let won = await withTaskGroup(of: Bool.self) { group in
+            for n in 0..<10 {
+                let store = n % 2 == 0 ? first : second
+                group.addTask { (try? await store.claimPairing(nameplate: opened.nameplate, tokenHash: tokenHash(UInt8(10 + n)), now: 1)) != nil }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(won == 1)
+        let member = PairingParty.member(AuthenticatedDevice(account: alice, device: id("d1")))
+        let indices = try await withThrowingTaskGroup(of: Int64.self) { group in
+            for n in 0..<6 {
+                let store = n % 2 == 0 ? first : second
+                group.addTask { try await store.postPairingMessage(nameplate: opened.nameplate, party: member, body: Data([UInt8(n)]), now: 1) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(indices.sorted() == Array(0..<6))
+        try await second.close()
+        try await first.close()
+    }
+
     @Test(arguments: Backend.available)
     func anAccountHoldsFewPairingsOpen(_ backend: Backend) async throws {
         let store = try await store(backend)
