@@ -278,7 +278,7 @@ let package = Package(
         .target(
             name: "SyncServer",
             dependencies: [
-                "SyncProtocol",
+                "KeychainModel", "SyncProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

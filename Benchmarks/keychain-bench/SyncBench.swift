@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HummingbirdWSClient
+import KeychainModel
 import KeychainSystem
 import Logging
 import PostgresKit
@@ -142,17 +143,20 @@ struct SyncBench {
 
     /// `count` operations on each of `clients` threads at once; latencies of all, elapsed wall time.
     static func concurrently(_ clients: Int, _ count: Int, _ body: @escaping @Sendable (Int, Int) throws -> Void) throws -> Latencies {
-        let results = LockedResults(clients)
+        let results = BlockingMutex<(samples: [UInt64], error: (any Error)?)>(([], nil))
         let start = monotonicNanoseconds()
         DispatchQueue.concurrentPerform(iterations: clients) { clientIndex in
             do {
-                results.set(clientIndex, .success(try Latencies.measure(count) { try body(clientIndex, $0) }.sorted))
+                let samples = try Latencies.measure(count) { try body(clientIndex, $0) }.sorted
+                results.withLock { $0.samples += samples }
             } catch {
-                results.set(clientIndex, .failure(error))
+                results.withLock { $0.error = error }
             }
         }
         let elapsed = monotonicNanoseconds() - start
-        return Latencies(try results.all().flatMap { try $0.get() }, elapsedNanoseconds: elapsed)
+        let (samples, error) = results.withLock { ($0.samples, $0.error) }
+        if let error { throw error }
+        return Latencies(samples, elapsedNanoseconds: elapsed)
     }
 
     /// PostgreSQL's own durable commit over the same socket (one row inserted, autocommit),
@@ -187,40 +191,19 @@ struct SyncBench {
     }
 }
 
-/// Results from concurrent threads.
-final class LockedResults: @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [Result<[UInt64], any Error>?]
-
-    init(_ count: Int) { values = Array(repeating: nil, count: count) }
-
-    func set(_ index: Int, _ value: Result<[UInt64], any Error>) {
-        lock.withLock { values[index] = value }
-    }
-
-    func all() -> [Result<[UInt64], any Error>] { lock.withLock { values.compactMap { $0 } } }
-}
-
 /// Runs async work from the benchmark's synchronous code (its main thread, never a thread of
 /// the cooperative pool).
 func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
     let done = DispatchSemaphore(value: 0)
-    let box = LockedBox<Result<T, any Error>>()
+    let box = BlockingMutex<Result<T, any Error>?>(nil)
     Task {
-        do { box.value = .success(try await body()) } catch { box.value = .failure(error) }
+        let result: Result<T, any Error>
+        do { result = .success(try await body()) } catch { result = .failure(error) }
+        box.withLock { $0 = result }
         done.signal()
     }
     done.wait()
-    return try box.value!.get()
-}
-
-final class LockedBox<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: T?
-    var value: T? {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
-    }
+    return try box.withLock { $0 }!.get()
 }
 
 /// trousseau-syncd started on a free loopback port (its log discarded: it logs no request).

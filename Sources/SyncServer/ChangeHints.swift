@@ -1,4 +1,4 @@
-import Synchronization
+import KeychainModel
 import SyncProtocol
 
 /// The change hints of one server instance: each open `/v1/notify` socket subscribes to its
@@ -14,12 +14,12 @@ public final class ChangeHints: Sendable {
     /// Hints a socket buffers before dropping the oldest.
     static let buffered = 64
 
-    private struct Table: ~Copyable {
+    private struct Table {
         var next: UInt64 = 0
         var subscribers: [SyncIdentifier: [UInt64: AsyncStream<ChangeHint>.Continuation]] = [:]
     }
 
-    private let table = Mutex(Table())
+    private let table = BlockingMutex(Table())
 
     public init() {}
 

@@ -1,6 +1,6 @@
+import KeychainModel
 import Logging
 import PostgresKit
-import Synchronization
 
 /// Carries change hints between server instances that share one PostgreSQL database: each
 /// write sends `NOTIFY trousseau_sync` in its transaction (delivered at commit, never for a
@@ -16,7 +16,7 @@ final class PostgresHintListener: Sendable {
         var closed = false
     }
 
-    private let state = Mutex(State())
+    private let state = BlockingMutex(State())
 
     /// Connects and LISTENs before returning, so a write made after this is hinted; throws
     /// if the first connection fails (the server should not start half working).
