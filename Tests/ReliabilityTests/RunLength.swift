@@ -37,27 +37,3 @@ final class StopFlag: @unchecked Sendable {
     var isSet: Bool { lock.withLock { stopped } }
     func set() { lock.withLock { stopped = true } }
 }
-
-/// Runs `body(i)` for `count` threads at once and returns their results in order.
-func onThreads<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) throws -> T) throws -> [T] {
-    let results = ResultBox<T>(count)
-    let group = DispatchGroup()
-    for index in 0..<count {
-        group.enter()
-        Thread {
-            results.set(index, Result { try body(index) })
-            group.leave()
-        }.start()
-    }
-    group.wait()
-    return try results.values()
-}
-
-private final class ResultBox<T: Sendable>: @unchecked Sendable {
-    // @unchecked: guarded by `lock`.
-    private let lock = NSLock()
-    private var results: [Result<T, any Error>?]
-    init(_ count: Int) { results = Array(repeating: nil, count: count) }
-    func set(_ index: Int, _ result: Result<T, any Error>) { lock.withLock { results[index] = result } }
-    func values() throws -> [T] { try lock.withLock { try results.map { try $0!.get() } } }
-}
