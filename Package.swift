@@ -123,12 +123,12 @@ let package = Package(
         // securityd's protocol (clients ↔ securityd) and the enclave's (securityd ↔ enclave):
         // messages and their codecs, no I/O.
         .target(name: "KeychainProtocol", dependencies: ["KeychainModel"]),
-        .target(name: "EnclaveProtocol", dependencies: ["KeychainModel", "KeychainCrypto"]),
+        .target(name: "EnclaveProtocol", dependencies: ["KeychainModel", "KeychainCrypto", "SyncCrypto", "SyncProtocol"]),
 
         // trousseau-enclave: the keybag, device key, sensors and the enclave server.
         .target(
             name: "EnclaveBackend",
-            dependencies: ["CSystemShims", "KeychainModel", "KeychainCrypto", "KeychainKeys", "KeychainSystem", "EnclaveProtocol"],
+            dependencies: ["CSystemShims", "KeychainModel", "KeychainCrypto", "KeychainKeys", "KeychainSystem", "EnclaveProtocol", "SyncCrypto", "SyncProtocol"],
             swiftSettings: testHooks
         ),
         .executableTarget(
@@ -140,7 +140,7 @@ let package = Package(
         // securityd: callers, the store, the enclave's client.
         .target(
             name: "Enclave",
-            dependencies: ["KeychainModel", "KeychainCrypto", "KeychainSystem", "EnclaveProtocol"],
+            dependencies: ["KeychainModel", "KeychainCrypto", "KeychainSystem", "EnclaveProtocol", "SyncCrypto", "SyncProtocol"],
             swiftSettings: testHooks
         ),
         .target(
@@ -374,7 +374,7 @@ let package = Package(
             name: "EnclaveTests",
             dependencies: [
                 "Enclave", "EnclaveBackend", "EnclaveProtocol", "KeychainCrypto", "KeychainModel", "KeychainStore",
-                "KeychainTestSupport", "KeychainSystem", "trousseau-enclave",
+                "KeychainTestSupport", "KeychainSystem", "SyncCrypto", "SyncProtocol", "trousseau-enclave",
             ],
             swiftSettings: testHooks
         ),

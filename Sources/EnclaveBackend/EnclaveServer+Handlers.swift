@@ -202,3 +202,62 @@ extension EnclaveCall.ChangeFileKeychainPassword: EnclaveHandled {
         try server.keybag.changeFileKeychainPassword(header, old: old, new: new)
     }
 }
+
+// Sync keys.
+
+extension EnclaveCall.CreateSyncIdentity: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> EnclaveCall.SyncBlob {
+        EnclaveCall.SyncBlob(blob: try server.keybag.createSyncIdentity(device: device).data)
+    }
+}
+
+extension EnclaveCall.SignMembershipRecord: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> EnclaveCall.SyncBytes {
+        EnclaveCall.SyncBytes(bytes: try server.keybag.signMembershipRecord(record, as: SyncIdentityBlob(data: identity)))
+    }
+}
+
+extension EnclaveCall.CreateSyncKey: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> EnclaveCall.SyncBlob {
+        EnclaveCall.SyncBlob(blob: try server.keybag.createSyncKey(protection: protection).data)
+    }
+}
+
+extension EnclaveCall.SealSyncRecord: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> EnclaveCall.SyncBytes {
+        EnclaveCall.SyncBytes(bytes: try server.keybag.sealSyncRecord(
+            plaintext, context: context, parent: SyncKeyBlob(data: parent), identity: SyncIdentityBlob(data: identity)))
+    }
+}
+
+extension EnclaveCall.OpenSyncRecord: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> EnclaveCall.SyncPlaintext {
+        EnclaveCall.SyncPlaintext(plaintext: try server.keybag.openSyncRecord(envelope, context: context, parent: SyncKeyBlob(data: parent), writer: writer))
+    }
+}
+
+extension EnclaveCall.SealSyncKey: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> EnclaveCall.SyncBytes {
+        EnclaveCall.SyncBytes(bytes: try server.keybag.sealSyncKey(
+            SyncKeyBlob(data: key), context: context, parent: SyncKeyBlob(data: parent), identity: SyncIdentityBlob(data: identity)))
+    }
+}
+
+extension EnclaveCall.OpenSyncKey: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> EnclaveCall.SyncBlob {
+        EnclaveCall.SyncBlob(blob: try server.keybag.openSyncKey(envelope, context: context, parent: SyncKeyBlob(data: parent), writer: writer).data)
+    }
+}
+
+extension EnclaveCall.SealSyncKeyShare: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> EnclaveCall.SyncBytes {
+        EnclaveCall.SyncBytes(bytes: try server.keybag.sealSyncKeyShare(
+            SyncKeyBlob(data: key), context: context, to: recipient, identity: SyncIdentityBlob(data: identity)))
+    }
+}
+
+extension EnclaveCall.OpenSyncKeyShare: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> EnclaveCall.SyncBlob {
+        EnclaveCall.SyncBlob(blob: try server.keybag.openSyncKeyShare(share, context: context, identity: SyncIdentityBlob(data: identity), sender: sender).data)
+    }
+}

@@ -26,7 +26,9 @@ public enum EnclaveCatalog {
         24: EnclaveCall.ImportSecret.self, 25: EnclaveCall.EndBackup.self, 30: EnclaveCall.CreateEscrow.self, 31: EnclaveCall.UnlockWithEscrow.self,
         32: EnclaveCall.RevokeEscrow.self, 40: EnclaveCall.CreateEnclaveKey.self, 41: EnclaveCall.UseEnclaveKey.self, 42: EnclaveCall.CreateFileKeychain.self,
         43: EnclaveCall.UnlockFileKeychain.self, 44: EnclaveCall.LockFileKeychain.self, 45: EnclaveCall.FileKeychainUnlocked.self, 46: EnclaveCall.SetFileKeychainTimeout.self,
-        47: EnclaveCall.ChangeFileKeychainPassword.self,
+        47: EnclaveCall.ChangeFileKeychainPassword.self, 50: EnclaveCall.CreateSyncIdentity.self, 51: EnclaveCall.SignMembershipRecord.self,
+        52: EnclaveCall.CreateSyncKey.self, 53: EnclaveCall.SealSyncRecord.self, 54: EnclaveCall.OpenSyncRecord.self, 55: EnclaveCall.SealSyncKey.self,
+        56: EnclaveCall.OpenSyncKey.self, 57: EnclaveCall.SealSyncKeyShare.self, 58: EnclaveCall.OpenSyncKeyShare.self,
     ])
 
     /// Every request, by opcode.

@@ -98,6 +98,12 @@ public struct ClassKey: Sendable {
         ClassKey(key: derive("trousseau enclave key wrapping"))
     }
 
+    /// HKDF-SHA256(class key, "trousseau sync key wrapping"): wraps sync keys and the
+    /// device's sync identity, apart from item keys and enclave keys.
+    public func syncKeyWrapping() -> ClassKey {
+        ClassKey(key: derive("trousseau sync key wrapping"))
+    }
+
     private func derive(_ info: String) -> SymmetricKey {
         HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Data(info.utf8), outputByteCount: 32)
     }

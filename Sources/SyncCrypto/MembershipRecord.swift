@@ -53,6 +53,24 @@ public struct MembershipRecord: Sendable, Equatable {
         return record
     }
 
+    /// An entry to be signed where the device's keys are (the enclave): every field but the
+    /// signature, which is 64 zero bytes until ``signed(with:)``.
+    public static func unsigned(
+        account: SyncIdentifier, index: Int64, previous: Data, operation: MembershipOperation, signer: SyncIdentifier,
+        time: Int64 = Int64(Date().timeIntervalSince1970)
+    ) -> MembershipRecord {
+        MembershipRecord(
+            account: account, index: index, previous: previous, operation: operation, signer: signer, time: time,
+            signature: Data(count: signatureLength))
+    }
+
+    /// The entry signed with `key` (the signer's).
+    public func signed(with key: Curve25519.Signing.PrivateKey) throws -> MembershipRecord {
+        var record = self
+        record.signature = try key.signature(for: signedBytes)
+        return record
+    }
+
     /// The chain's first entry for a new account, founded by `founder`.
     public static func genesis(account: SyncIdentifier, founder: SyncDeviceKeys) throws -> MembershipRecord {
         try sign(account: account, index: 0, previous: genesisPrevious, operation: .genesis(founder.publicKeys), signer: founder)

@@ -103,6 +103,11 @@ public struct MembershipState: Sendable, Equatable {
         pin = MembershipPin(length: pin.length + 1, head: record.hash)
     }
 
+    /// The next entry, unsigned, for `signer` to sign in its enclave.
+    public func unsigned(_ operation: MembershipOperation, signer: SyncIdentifier) -> MembershipRecord {
+        MembershipRecord.unsigned(account: account, index: pin.length, previous: pin.head, operation: operation, signer: signer)
+    }
+
     /// The next entry this device would sign: at the pin's length, linked to its head.
     public func sign(_ operation: MembershipOperation, by signer: SyncDeviceKeys) throws -> MembershipRecord {
         try MembershipRecord.sign(account: account, index: pin.length, previous: pin.head, operation: operation, signer: signer)

@@ -7,7 +7,7 @@ import SyncProtocol
 /// device signs (records, chain entries, key shares) and the key that key shares are sealed
 /// to. The encryption key is X-Wing (ML-KEM-768 with X25519): shares sit on the server for
 /// years, so they are sealed against a later quantum computer too.
-public struct SyncDevicePublicKeys: Sendable, Equatable {
+public struct SyncDevicePublicKeys: Sendable, Equatable, WireLeaf {
     public static let signingKeyLength = 32
     public static let encryptionKeyLength = 1216
 
@@ -25,6 +25,13 @@ public struct SyncDevicePublicKeys: Sendable, Equatable {
         lhs.device == rhs.device && lhs.signing.rawRepresentation == rhs.signing.rawRepresentation
             && lhs.encryption.rawRepresentation == rhs.encryption.rawRepresentation
     }
+
+    /// In a message between processes (securityd and the enclave), as the chain writes it.
+    public init(from reader: inout ByteReader) throws {
+        self = try Self.read(from: &reader)
+    }
+
+    public func encode(to writer: inout ByteWriter) { write(to: &writer) }
 
     func write(to out: inout ByteWriter) {
         out.appendLengthPrefixed(device.rawValue)

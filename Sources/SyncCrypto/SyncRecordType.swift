@@ -3,7 +3,7 @@ import SyncProtocol
 
 /// What a sync record's body holds. The server stores the number and never reads it; the
 /// devices bind it into each record's AEAD, so a body cannot be replayed as another kind.
-public enum SyncRecordType: Int, Sendable, CaseIterable {
+public enum SyncRecordType: Int, Sendable, CaseIterable, Codable {
     /// A keychain item: its attributes and secret (or, as a tombstone, its deletion).
     case item = 1
     /// A class key (A or C) wrapped by the zone key.
@@ -18,7 +18,7 @@ public enum SyncRecordType: Int, Sendable, CaseIterable {
 
 /// Where a record sits, as both sides of the AEAD must agree on it: everything the server
 /// keeps beside the body. A body opened under any other context fails.
-public struct SyncRecordContext: Sendable, Equatable {
+public struct SyncRecordContext: Sendable, Equatable, Codable {
     public var zone: SyncIdentifier
     public var record: SyncIdentifier
     public var version: Int64

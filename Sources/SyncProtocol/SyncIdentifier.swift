@@ -1,3 +1,5 @@
+import Foundation
+
 /// The name of an account, a device, a zone or a record on the sync server: random to the
 /// server (a UUID or random bytes in base64url), never a name a person chose, so the server
 /// learns nothing from it. 1–64 characters of `A–Z a–z 0–9 - _`; anything else is refused
@@ -13,6 +15,11 @@ public struct SyncIdentifier: Hashable, Sendable, Codable, Comparable, CustomStr
             rawValue.utf8.allSatisfy({ Self.allowed($0) })
         else { return nil }
         self.rawValue = rawValue
+    }
+
+    /// A new random identifier: a version-4 UUID, lowercase.
+    public static func random() -> SyncIdentifier {
+        SyncIdentifier(UUID().uuidString.lowercased())!  // hex digits and hyphens only
     }
 
     private static func allowed(_ byte: UInt8) -> Bool {

@@ -1,0 +1,200 @@
+import Crypto
+import EnclaveProtocol
+import FoundationEssentials
+import KeychainCrypto
+import KeychainModel
+import SyncCrypto
+import SyncProtocol
+
+// Sync keys: the device's sync identity and the zones' keys, made, used and re-wrapped here
+// only. Each is wrapped like an enclave key, by a key derived from a class key for this
+// purpose alone (ClassKey.syncKeyWrapping), and unwrapped for one request. What leaves is a
+// blob, a signature, an envelope, a share, or an item's plaintext — never a key.
+
+extension SoftwareKeybag {
+    /// A new sync identity for `device`.
+    public func createSyncIdentity(device: SyncIdentifier) throws -> SyncIdentityBlob {
+        let secret = ItemKey.generate()
+        let keys = try Self.deviceKeys(device: device, secret: secret)
+        var blob = SyncIdentityBlob(publicKeys: keys.publicKeys, wrapped: Data())
+        blob.wrapped = try wrap(secret, for: SyncIdentityBlob.protection, associatedData: blob.associatedData, access: nil, context: nil) {
+            $0.syncKeyWrapping()
+        }.wrapped
+        return blob
+    }
+
+    /// Signs an unsigned membership entry as `identity`: the entry's bytes, signed.
+    ///
+    /// - Throws: `errSecParam` for an entry another device is to sign; `errSecDecode` for
+    ///   bytes that are not an entry, or a blob that is not this keybag's.
+    public func signMembershipRecord(_ record: Data, as identity: SyncIdentityBlob) throws -> Data {
+        let entry = try refusingSyncErrors { try MembershipRecord(decoding: record) }
+        let keys = try deviceKeys(identity)
+        guard entry.signer == keys.device else { throw KeychainError.param("the entry names another device as its signer") }
+        return try entry.signed(with: keys.signing).encoded
+    }
+
+    /// A new sync key wrapped for `protection` (WhenUnlocked or AfterFirstUnlock).
+    public func createSyncKey(protection: ProtectionClass) throws -> SyncKeyBlob {
+        try wrapSyncKey(ItemKey.generate(), id: SyncIdentifier.random(), protection: protection)
+    }
+
+    /// Seals `plaintext` as the record `context` (an item, a key pointer or a head) under
+    /// `parent`, signed by `identity`: the envelope's bytes.
+    public func sealSyncRecord(_ plaintext: SecretBytes, context: SyncRecordContext, parent: SyncKeyBlob, identity: SyncIdentityBlob) throws -> Data {
+        try Self.require(context, [.item, .keyPointer, .head])
+        let keys = try deviceKeys(identity)
+        let parentKey = try syncKey(parent)
+        return try SyncRecordEnvelope.seal(
+            plaintext, context: context, parent: (parent.keyID, parentKey), writer: keys.device, signingKey: keys.signing
+        ).encoded
+    }
+
+    /// Opens the record `context` written by the member whose Ed25519 key is `writer`.
+    ///
+    /// - Throws: `errSecParam` for a key record's context; `errSecDecode` for an envelope
+    ///   that is malformed, signed by another key, under another parent, or moved or edited;
+    ///   `errSecInteractionNotAllowed` while the parent's class is locked.
+    public func openSyncRecord(_ envelope: Data, context: SyncRecordContext, parent: SyncKeyBlob, writer: Data) throws -> SecretBytes {
+        try Self.require(context, [.item, .keyPointer, .head])
+        return try openEnvelope(envelope, context: context, parent: parent, writer: writer)
+    }
+
+    /// Seals the sync key `key` as the class-key record `context` under the zone key
+    /// `parent`. The signed plaintext says the key's class, so a receiving device wraps it
+    /// for the same one.
+    public func sealSyncKey(_ key: SyncKeyBlob, context: SyncRecordContext, parent: SyncKeyBlob, identity: SyncIdentityBlob) throws -> Data {
+        try Self.require(context, [.classKey])
+        guard context.record == key.keyID else { throw KeychainError.param("a class-key record is named by its key's id") }
+        let keys = try deviceKeys(identity)
+        let parentKey = try syncKey(parent)
+        let classByte = try Self.classByte(key.protection)
+        let inner = try unwrapSyncKey(key).secretBytes
+        let plaintext = SecretBytes(count: 1 + inner.count) { buffer in
+            buffer[0] = classByte
+            inner.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: buffer[1...]).copyMemory(from: $0) }
+        }
+        return try SyncRecordEnvelope.seal(
+            plaintext, context: context, parent: (parent.keyID, parentKey), writer: keys.device, signingKey: keys.signing
+        ).encoded
+    }
+
+    /// Opens a class-key record into a blob of this keybag: the key named by the record's id,
+    /// wrapped for the class its signed plaintext names.
+    public func openSyncKey(_ envelope: Data, context: SyncRecordContext, parent: SyncKeyBlob, writer: Data) throws -> SyncKeyBlob {
+        try Self.require(context, [.classKey])
+        let plaintext = try openEnvelope(envelope, context: context, parent: parent, writer: writer)
+        guard plaintext.count == 33 else { throw KeychainError.decode("a class-key record holds a class and a 32-byte key") }
+        let (classByte, key) = try plaintext.withUnsafeBytes { bytes in
+            (bytes[0], try ItemKey(bytes: SecretBytes(UnsafeRawBufferPointer(rebasing: bytes[1...]))))
+        }
+        guard let protection = Self.protection(classByte) else { throw KeychainError.decode("a class-key record names no sync class") }
+        return try wrapSyncKey(key, id: context.record, protection: protection)
+    }
+
+    /// Shares the zone key `key` with `recipient`, signed by `identity`: the share's bytes.
+    public func sealSyncKeyShare(_ key: SyncKeyBlob, context: SyncRecordContext, to recipient: SyncDevicePublicKeys, identity: SyncIdentityBlob) throws -> Data {
+        try Self.require(context, [.keyShare])
+        let keys = try deviceKeys(identity)
+        return try SyncKeyShare.seal(try syncKey(key), keyID: key.keyID, context: context, to: recipient, from: keys).encoded
+    }
+
+    /// Opens a share addressed to `identity` from the member whose Ed25519 key is `sender`
+    /// into a zone-key blob (AfterFirstUnlock).
+    public func openSyncKeyShare(_ share: Data, context: SyncRecordContext, identity: SyncIdentityBlob, sender: Data) throws -> SyncKeyBlob {
+        try Self.require(context, [.keyShare])
+        let senderKey = try Self.signingKey(sender)
+        let keys = try deviceKeys(identity)
+        let received = try refusingSyncErrors {
+            let decoded = try SyncKeyShare(decoding: share)
+            return (decoded.keyID, try decoded.open(context: context, recipient: keys) { $0 == decoded.sender ? senderKey : nil })
+        }
+        return try wrapSyncKey(try ItemKey(bytes: received.1.withUnsafeBytes { SecretBytes($0) }), id: received.0, protection: .afterFirstUnlock)
+    }
+
+    // MARK: Wrapping
+
+    private func wrapSyncKey(_ key: ItemKey, id: SyncIdentifier, protection: ProtectionClass) throws -> SyncKeyBlob {
+        guard SyncKeyBlob.protections.contains(protection) else {
+            throw KeychainError.param("a sync key is WhenUnlocked or AfterFirstUnlock: a ThisDeviceOnly class has none")
+        }
+        var blob = SyncKeyBlob(keyID: id, protection: protection, wrapped: Data())
+        blob.wrapped = try wrap(key, for: protection, associatedData: blob.associatedData, access: nil, context: nil) { $0.syncKeyWrapping() }.wrapped
+        return blob
+    }
+
+    private func unwrapSyncKey(_ blob: SyncKeyBlob) throws -> ItemKey {
+        try unwrap(blob.wrapped, for: blob.protection, associatedData: blob.associatedData, access: nil, context: nil) { $0.syncKeyWrapping() }
+    }
+
+    private func syncKey(_ blob: SyncKeyBlob) throws -> SymmetricKey {
+        try unwrapSyncKey(blob).secretBytes.withUnsafeBytes { SymmetricKey(data: $0) }
+    }
+
+    /// The identity's keys, once its class is available; checked against its public keys.
+    private func deviceKeys(_ blob: SyncIdentityBlob) throws -> SyncDeviceKeys {
+        let secret = try unwrap(blob.wrapped, for: SyncIdentityBlob.protection, associatedData: blob.associatedData, access: nil, context: nil) {
+            $0.syncKeyWrapping()
+        }
+        let keys = try Self.deviceKeys(device: blob.publicKeys.device, secret: secret)
+        // The wrapping authenticated the public keys with the secret: they are one identity.
+        guard keys.publicKeys == blob.publicKeys else { throw KeychainError.decode("the sync identity does not match its public keys") }
+        return keys
+    }
+
+    private static func deviceKeys(device: SyncIdentifier, secret: ItemKey) throws -> SyncDeviceKeys {
+        let seeds = secret.secretBytes.withUnsafeBytes { bytes in
+            HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: bytes), info: Data("trousseau sync device keys".utf8), outputByteCount: 64)
+        }
+        return try refusingSyncErrors { try SyncDeviceKeys(device: device, seeds: seeds.withUnsafeBytes { SecretBytes($0) }) }
+    }
+
+    // MARK: Checks
+
+    private func openEnvelope(_ envelope: Data, context: SyncRecordContext, parent: SyncKeyBlob, writer: Data) throws -> SecretBytes {
+        let writerKey = try Self.signingKey(writer)
+        let parentKey = try syncKey(parent)  // the class's lock state first, as for an item
+        return try refusingSyncErrors {
+            let decoded = try SyncRecordEnvelope(decoding: envelope)
+            return try decoded.open(context: context) { $0 == parent.keyID ? parentKey : nil } writerKey: { _ in writerKey }
+        }
+    }
+
+    private static func require(_ context: SyncRecordContext, _ types: Set<SyncRecordType>) throws {
+        guard types.contains(context.type) else { throw KeychainError.param("this request does not handle \(context.type) records") }
+    }
+
+    private static func signingKey(_ bytes: Data) throws -> Curve25519.Signing.PublicKey {
+        guard bytes.count == SyncDevicePublicKeys.signingKeyLength, let key = try? Curve25519.Signing.PublicKey(rawRepresentation: bytes) else {
+            throw KeychainError.param("a device's signing key is 32 bytes")
+        }
+        return key
+    }
+
+    /// A class-key record's first byte: 1 for class A's key, 2 for class C's.
+    private static func classByte(_ protection: ProtectionClass) throws -> UInt8 {
+        switch protection {
+        case .whenUnlocked: 1
+        case .afterFirstUnlock: 2
+        default: throw KeychainError.param("a sync key is WhenUnlocked or AfterFirstUnlock")
+        }
+    }
+
+    private static func protection(_ classByte: UInt8) -> ProtectionClass? {
+        switch classByte {
+        case 1: .whenUnlocked
+        case 2: .afterFirstUnlock
+        default: nil
+        }
+    }
+}
+
+/// Runs `body`, answering a refusal of SyncCrypto's as `errSecDecode` with its message (which
+/// names no value).
+private func refusingSyncErrors<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as SyncCryptoError {
+        throw KeychainError.decode(error.description)
+    }
+}

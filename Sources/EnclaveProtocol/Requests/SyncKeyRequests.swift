@@ -1,0 +1,125 @@
+public import FoundationEssentials
+public import KeychainModel
+public import SyncCrypto
+public import SyncProtocol
+
+// The sync keys' requests: securityd holds blobs (SyncIdentityBlob, SyncKeyBlob) and asks the
+// enclave to make, use and re-wrap the keys inside; no response carries a key. Blobs travel
+// as their bytes, decoded by the enclave, which answers errSecDecode for anything else.
+
+extension EnclaveCall {
+    /// Makes this device's sync identity (its signing and encryption keys).
+    @WireStruct
+    public struct CreateSyncIdentity: EnclaveRequest {
+        public typealias Response = SyncBlob
+        public static let mayChangeAvailableKeys = false
+        public var device: SyncIdentifier
+    }
+
+    /// Signs a membership entry (``MembershipRecord/unsigned(account:index:previous:operation:signer:time:)``'s
+    /// bytes) with the identity's Ed25519 key: the entry's bytes, signed. The enclave signs
+    /// only a well-formed entry whose signer is this identity — nothing else with this key.
+    @WireStruct
+    public struct SignMembershipRecord: EnclaveRequest {
+        public typealias Response = SyncBytes
+        public static let mayChangeAvailableKeys = false
+        public var identity: Data
+        public var record: Data
+    }
+
+    /// Makes a sync key (a zone key, or a class key) wrapped for `protection`.
+    @WireStruct
+    public struct CreateSyncKey: EnclaveRequest {
+        public typealias Response = SyncBlob
+        public static let mayChangeAvailableKeys = false
+        public var protection: ProtectionClass
+    }
+
+    /// Seals an item (or a key pointer, or a head) as a record under `parent`, signed by the
+    /// identity: ``SyncRecordEnvelope``'s bytes. Key records are sealed by ``SealSyncKey``.
+    @WireStruct
+    public struct SealSyncRecord: EnclaveRequest {
+        public typealias Response = SyncBytes
+        public static let mayChangeAvailableKeys = false
+        public var identity: Data
+        public var parent: Data
+        public var context: SyncRecordContext
+        public var plaintext: SecretBytes
+    }
+
+    /// Opens a record written by the member whose Ed25519 key is `writer`: its plaintext. A
+    /// key record's context is refused — a key never leaves the enclave.
+    @WireStruct
+    public struct OpenSyncRecord: EnclaveRequest {
+        public typealias Response = SyncPlaintext
+        public static let mayChangeAvailableKeys = false
+        public var envelope: Data
+        public var parent: Data
+        public var context: SyncRecordContext
+        public var writer: Data
+    }
+
+    /// Seals the sync key `key` as a class-key record under the zone key `parent`.
+    @WireStruct
+    public struct SealSyncKey: EnclaveRequest {
+        public typealias Response = SyncBytes
+        public static let mayChangeAvailableKeys = false
+        public var identity: Data
+        public var key: Data
+        public var parent: Data
+        public var context: SyncRecordContext
+    }
+
+    /// Opens a class-key record into a blob of this device (the key named by the record's id,
+    /// wrapped for the class the signed record says).
+    @WireStruct
+    public struct OpenSyncKey: EnclaveRequest {
+        public typealias Response = SyncBlob
+        public static let mayChangeAvailableKeys = false
+        public var envelope: Data
+        public var parent: Data
+        public var context: SyncRecordContext
+        public var writer: Data
+    }
+
+    /// Shares the zone key `key` with a member: ``SyncKeyShare``'s bytes.
+    @WireStruct
+    public struct SealSyncKeyShare: EnclaveRequest {
+        public typealias Response = SyncBytes
+        public static let mayChangeAvailableKeys = false
+        public var identity: Data
+        public var key: Data
+        public var context: SyncRecordContext
+        public var recipient: SyncDevicePublicKeys
+    }
+
+    /// Opens a share addressed to this identity, sent by the member whose Ed25519 key is
+    /// `sender`, into a zone-key blob of this device.
+    @WireStruct
+    public struct OpenSyncKeyShare: EnclaveRequest {
+        public typealias Response = SyncBlob
+        public static let mayChangeAvailableKeys = false
+        public var identity: Data
+        public var share: Data
+        public var context: SyncRecordContext
+        public var sender: Data
+    }
+
+    /// A blob's bytes (``SyncIdentityBlob/data`` or ``SyncKeyBlob/data``).
+    @WireStruct
+    public struct SyncBlob: WireCodable {
+        public var blob: Data
+    }
+
+    /// Bytes that are not secret: a signature, an envelope, a share.
+    @WireStruct
+    public struct SyncBytes: WireCodable {
+        public var bytes: Data
+    }
+
+    /// A record's plaintext, in zeroing storage.
+    @WireStruct
+    public struct SyncPlaintext: WireCodable {
+        public var plaintext: SecretBytes
+    }
+}
