@@ -19,9 +19,9 @@ import Glibc
 /// one), each measured against its floors in the same run: an HTTP round trip to the same
 /// server (a 404 that touches no database) and the database's own durable commit.
 ///
-/// Rows: a conditional batch of one write (one client, then several), a batch of 100 writes,
-/// and a change made by one device visible to another — told by a WebSocket hint, or found
-/// by polling.
+/// Rows: a device's enclave sealing and opening an item record; a conditional batch of one
+/// write (one client, then several), a batch of 100 writes, and a change made by one device
+/// visible to another — told by a WebSocket hint, or found by polling.
 struct SyncBench {
     struct Plan: Sendable {
         var batches: Int
@@ -50,6 +50,7 @@ struct SyncBench {
         defer {
             for suffix in ["", "-wal", "-shm"] { unlink(sqlite + suffix) }
         }
+        try measureEnclave()
         let commit = try Floors.durableCommit(count: plan.floorSamples / 4, in: directory)
         try measure("SQLite", database: ["--database", sqlite], commitFloor: commit, syncd: syncd)
         if let postgres {

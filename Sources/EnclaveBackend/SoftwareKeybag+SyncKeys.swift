@@ -29,9 +29,8 @@ extension SoftwareKeybag {
     ///   bytes that are not an entry, or a blob that is not this keybag's.
     public func signMembershipRecord(_ record: Data, as identity: SyncIdentityBlob) throws -> Data {
         let entry = try refusingSyncErrors { try MembershipRecord(decoding: record) }
-        let keys = try deviceKeys(identity)
-        guard entry.signer == keys.device else { throw KeychainError.param("the entry names another device as its signer") }
-        return try entry.signed(with: keys.signing).encoded
+        guard entry.signer == identity.publicKeys.device else { throw KeychainError.param("the entry names another device as its signer") }
+        return try entry.signed(with: try signingKey(identity)).encoded
     }
 
     /// A new sync key wrapped for `protection` (WhenUnlocked or AfterFirstUnlock).
@@ -43,10 +42,10 @@ extension SoftwareKeybag {
     /// `parent`, signed by `identity`: the envelope's bytes.
     public func sealSyncRecord(_ plaintext: SecretBytes, context: SyncRecordContext, parent: SyncKeyBlob, identity: SyncIdentityBlob) throws -> Data {
         try Self.require(context, [.item, .keyPointer, .head])
-        let keys = try deviceKeys(identity)
+        let signing = try signingKey(identity)
         let parentKey = try syncKey(parent)
         return try SyncRecordEnvelope.seal(
-            plaintext, context: context, parent: (parent.keyID, parentKey), writer: keys.device, signingKey: keys.signing
+            plaintext, context: context, parent: (parent.keyID, parentKey), writer: identity.publicKeys.device, signingKey: signing
         ).encoded
     }
 
@@ -66,7 +65,7 @@ extension SoftwareKeybag {
     public func sealSyncKey(_ key: SyncKeyBlob, context: SyncRecordContext, parent: SyncKeyBlob, identity: SyncIdentityBlob) throws -> Data {
         try Self.require(context, [.classKey])
         guard context.record == key.keyID else { throw KeychainError.param("a class-key record is named by its key's id") }
-        let keys = try deviceKeys(identity)
+        let signing = try signingKey(identity)
         let parentKey = try syncKey(parent)
         let classByte = try Self.classByte(key.protection)
         let inner = try unwrapSyncKey(key).secretBytes
@@ -75,7 +74,7 @@ extension SoftwareKeybag {
             inner.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: buffer[1...]).copyMemory(from: $0) }
         }
         return try SyncRecordEnvelope.seal(
-            plaintext, context: context, parent: (parent.keyID, parentKey), writer: keys.device, signingKey: keys.signing
+            plaintext, context: context, parent: (parent.keyID, parentKey), writer: identity.publicKeys.device, signingKey: signing
         ).encoded
     }
 
@@ -132,21 +131,41 @@ extension SoftwareKeybag {
     }
 
     /// The identity's keys, once its class is available; checked against its public keys.
+    /// (Shares need the X-Wing key; everything else signs only: ``signingKey(_:)``, which
+    /// skips X-Wing's key generation, most of the cost.)
     private func deviceKeys(_ blob: SyncIdentityBlob) throws -> SyncDeviceKeys {
-        let secret = try unwrap(blob.wrapped, for: SyncIdentityBlob.protection, associatedData: blob.associatedData, access: nil, context: nil) {
-            $0.syncKeyWrapping()
-        }
-        let keys = try Self.deviceKeys(device: blob.publicKeys.device, secret: secret)
+        let keys = try Self.deviceKeys(device: blob.publicKeys.device, secret: try identitySecret(blob))
         // The wrapping authenticated the public keys with the secret: they are one identity.
         guard keys.publicKeys == blob.publicKeys else { throw KeychainError.decode("the sync identity does not match its public keys") }
         return keys
     }
 
+    /// The identity's Ed25519 key alone, checked against its public key.
+    private func signingKey(_ blob: SyncIdentityBlob) throws -> Curve25519.Signing.PrivateKey {
+        let seeds = Self.seeds(try identitySecret(blob))
+        let key = try seeds.withUnsafeBytes { try Curve25519.Signing.PrivateKey(rawRepresentation: $0.prefix(32)) }
+        guard key.publicKey.rawRepresentation == blob.publicKeys.signing.rawRepresentation else {
+            throw KeychainError.decode("the sync identity does not match its public keys")
+        }
+        return key
+    }
+
+    private func identitySecret(_ blob: SyncIdentityBlob) throws -> ItemKey {
+        try unwrap(blob.wrapped, for: SyncIdentityBlob.protection, associatedData: blob.associatedData, access: nil, context: nil) {
+            $0.syncKeyWrapping()
+        }
+    }
+
     private static func deviceKeys(device: SyncIdentifier, secret: ItemKey) throws -> SyncDeviceKeys {
-        let seeds = secret.secretBytes.withUnsafeBytes { bytes in
+        let seeds = Self.seeds(secret)
+        return try refusingSyncErrors { try SyncDeviceKeys(device: device, seeds: seeds.withUnsafeBytes { SecretBytes($0) }) }
+    }
+
+    /// The Ed25519 seed, then the X-Wing seed: HKDF-SHA256 of the identity's secret.
+    private static func seeds(_ secret: ItemKey) -> SymmetricKey {
+        secret.secretBytes.withUnsafeBytes { bytes in
             HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: bytes), info: Data("trousseau sync device keys".utf8), outputByteCount: 64)
         }
-        return try refusingSyncErrors { try SyncDeviceKeys(device: device, seeds: seeds.withUnsafeBytes { SecretBytes($0) }) }
     }
 
     // MARK: Checks

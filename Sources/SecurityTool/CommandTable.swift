@@ -5,8 +5,13 @@ enum CommandTable {
         commands.first { $0.name.hasPrefix(typed) }
     }
 
-    /// The access-group flag the item commands add to macOS's.
-    private static let accessGroupUsage = "    --access-group  Use the access group (Trousseau; default: the caller's first)\n"
+    /// The flags the password commands add to macOS's: the access group, and a
+    /// synchronizable item (`kSecAttrSynchronizable`: macOS's tool reaches no iCloud item).
+    private static let accessGroupUsage = """
+            --access-group  Use the access group (Trousseau; default: the caller's first)
+            --synchronizable  A synchronizable item, which syncs to the user's other devices (Trousseau; not in macOS's tool)
+
+        """
 
     /// The lines macOS's two add commands end their usage with.
     private static let addUsageTail = """

@@ -18,7 +18,7 @@ enum PasswordClass {
 /// The attribute flags of macOS's password commands, read from their options:
 /// `-a account -s service|server -l label -j comment -D kind -c creator -C type`, `-G value`
 /// for generic passwords, `-d domain -p path -P port -r protocol -t authType` for internet
-/// ones, and Trousseau's `--access-group`.
+/// ones, and Trousseau's `--access-group` and `--synchronizable`.
 struct PasswordAttributes {
     let passwordClass: PasswordClass
     var account: String?
@@ -35,6 +35,9 @@ struct PasswordAttributes {
     var protocolCode: UInt32 = 0
     var authenticationType: UInt32 = 0
     var accessGroup: String?
+    /// `--synchronizable`: the item is (or is to be) synchronizable, part of its primary key
+    /// as on Apple's platforms; without it the commands reach local items only.
+    var synchronizable = false
 
     init(_ passwordClass: PasswordClass) {
         self.passwordClass = passwordClass
@@ -53,6 +56,7 @@ struct PasswordAttributes {
         case ("c", _): creator = try Self.fourCharacterCode(value)
         case ("C", _): type = try Self.fourCharacterCode(value)
         case ("access-group", _): accessGroup = value
+        case ("synchronizable", _): synchronizable = true
         case ("G", .generic): genericValue = value
         case ("d", .internet): securityDomain = value
         case ("p", .internet): path = value
@@ -66,7 +70,7 @@ struct PasswordAttributes {
 
     /// Whether no attribute was named (a delete then shows its usage).
     var isEmpty: Bool {
-        changes().isEmpty && accessGroup == nil
+        changes().isEmpty && accessGroup == nil && !synchronizable
     }
 
     /// Whether the flags name the class's whole primary key; macOS's tool then searches by
@@ -120,6 +124,7 @@ struct PasswordAttributes {
         if port != 0 { query["port"] = .number(Int64(port)) }
         if protocolCode != 0 { query["ptcl"] = .string(Self.text(protocolCode)) }
         if authenticationType != 0 { query["atyp"] = .string(Self.text(authenticationType)) }
+        if synchronizable { query[SecName.kSecAttrSynchronizable] = .bool(true) }
     }
 
     /// A four-character code ("aapl", "htps") as its 32-bit value; anything else is

@@ -6,7 +6,9 @@ import KeychainProtocol
 /// `add-`, `find-` and `delete-generic-password` and their internet-password twins, with
 /// macOS's flags, output, messages and statuses.
 enum PasswordItemCommands {
-    private static let accessGroupOption = ["access-group": true]
+    /// Trousseau's long options (the access group, a synchronizable item), each mapped to
+    /// whether it takes a value.
+    private static let itemOptions = ["access-group": true, "synchronizable": false]
 
     // MARK: add
 
@@ -75,7 +77,7 @@ enum PasswordItemCommands {
     /// The add commands' options, parsed silently as macOS's `:` specification does.
     private static func addParser(_ passwordClass: PasswordClass) -> OptionParser {
         let specification = passwordClass == .generic ? ":a:c:C:D:G:j:l:s:p:w:X:UAT:h" : ":a:c:C:d:D:j:l:p:P:r:s:t:w:X:UAT:h"
-        return OptionParser(specification, longOptions: accessGroupOption, valueMayBeMissing: ["w", "p"])
+        return OptionParser(specification, longOptions: itemOptions, valueMayBeMissing: ["w", "p"])
     }
 
     /// An add command's words with the password values (`-w`, `-X`, and the generic
@@ -221,7 +223,7 @@ enum PasswordItemCommands {
         _ arguments: [String], _ specification: String, into attributes: inout PasswordAttributes, other: (String) -> Bool
     ) -> Result<[String], ToolFailure> {
         do {
-            let parsed = try OptionParser(specification, longOptions: accessGroupOption).parse(arguments.dropFirst())
+            let parsed = try OptionParser(specification, longOptions: itemOptions).parse(arguments.dropFirst())
             for option in parsed.options where !(try attributes.take(option)) {
                 guard other(option.name) else { return .failure(ToolFailure(status: ToolCommand.showUsage)) }
             }

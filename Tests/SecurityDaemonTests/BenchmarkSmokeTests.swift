@@ -76,7 +76,7 @@ import Testing
 
     /// The sync run: trousseau-syncd on SQLite and on the tests' PostgreSQL, every row
     /// measured against its floors, the targets evaluated, nothing left behind.
-    @Test func aSyncSmokeRunMeasuresBothDatabases() throws {
+    @Test func aSyncSmokeRunMeasuresTheEnclaveAndBothDatabases() throws {
         let directory = try TemporaryKeychain.makeTemporaryDirectory()
         defer { try? FileManagerLite.removeTree(directory) }
         let json = directory + "/bench.json"
@@ -85,9 +85,9 @@ import Testing
         #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
         let rows = try #require(report["sync"] as? [[String: Any]])
-        for backend in ["SQLite", "PostgreSQL"] {
+        for (backend, count) in [("enclave", 2), ("SQLite", 7), ("PostgreSQL", 8)] {
             let mine = rows.filter { $0["backend"] as? String == backend }
-            #expect(mine.count == (backend == "SQLite" ? 7 : 8) && mine.allSatisfy { ($0["p50Micros"] as? Double ?? 0) > 0 && ($0["floorMicros"] as? Double ?? 0) > 0 }, "\(backend): \(mine)")
+            #expect(mine.count == count && mine.allSatisfy { ($0["p50Micros"] as? Double ?? 0) > 0 && ($0["floorMicros"] as? Double ?? 0) > 0 }, "\(backend): \(mine)")
         }
         let targets = try #require(report["targets"] as? [[String: Any]]).compactMap { $0["target"] as? String }
         #expect(targets.count == 4, "\(targets)")
