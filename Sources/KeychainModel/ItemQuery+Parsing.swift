@@ -99,7 +99,9 @@ extension ItemQuery {
                     continue
                 } else {
                     try setAttribute(key, value, for: operation)
-                    namesAttribute = true
+                    // kSecAttrSynchronizable says which items a reference may name (without
+                    // it, local ones only, as every query): the one attribute it may carry.
+                    if key != ItemSchema.Name.synchronizable { namesAttribute = true }
                 }
             }
         }

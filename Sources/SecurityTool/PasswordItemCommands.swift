@@ -105,12 +105,18 @@ enum PasswordItemCommands {
             else { return false }
             var changes = attributes.changes()
             if let password { changes[QueryKey.valueData] = .data(password.withUnsafeBytes { Data($0) }) }
-            try session.call(Service.Update([QueryKey.valuePersistentRef: reference], attributes: changes))
+            try session.call(Service.Update(byReference(reference), attributes: changes))
             return true
         } catch {
             if error.status != OSStatusCode.itemNotFound { ToolOutput.report("SecKeychainItemModifyContent", error) }
             return false
         }
+    }
+
+    /// The query for the item `reference` names, synchronizable or not (a query that does
+    /// not say reaches local items only, as on Apple's platforms).
+    private static func byReference(_ reference: KeychainValue) -> [String: KeychainValue] {
+        [QueryKey.valuePersistentRef: reference, ItemSchema.Name.synchronizable: .string(QueryKey.synchronizableAny)]
     }
 
     /// The new item's password from the terminal (or standard input), typed twice; three
@@ -207,7 +213,7 @@ enum PasswordItemCommands {
             ToolOutput.print(ItemPrinter.block(found, of: passwordClass, keychainPath: keychain.path(session.paths)))
             // Like macOS, delete the first match only.
             _ = try session.scoped(to: keychain) { () throws(KeychainError) in
-                try session.call(Service.Delete([QueryKey.valuePersistentRef: reference]))
+                try session.call(Service.Delete(byReference(reference)))
             }
             ToolOutput.error("password has been deleted.\n")
             return 0

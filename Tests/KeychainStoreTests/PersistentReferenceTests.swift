@@ -36,6 +36,21 @@ import Testing
         #expect(osStatus { try store.delete(["v_PersistentRef": a, "svce": .string("")], caller: caller) } == OSStatusCode.param)
     }
 
+    /// A reference to a synchronizable item reaches it only with kSecAttrSynchronizable
+    /// (true or Any) beside it — the one attribute a reference may carry — as any query that
+    /// does not say reaches local items only.
+    @Test func aSynchronizableItemsReferenceNeedsTheSyncFlag() throws {
+        _ = try store.add(genericPassword(account: "a", ["sync": .bool(true), "v_Data": .utf8("S")]), caller: caller)
+        let synced = try #require(try store.copyMatching(genericPassword(account: "a", ["sync": .bool(true), "r_PersistentRef": .bool(true)]), caller: caller))
+        #expect(osStatus { try store.copyMatching(["v_PersistentRef": synced], caller: caller) } == OSStatusCode.itemNotFound)
+        #expect(try store.copyMatching(["v_PersistentRef": synced, "sync": .bool(true), "r_Data": .bool(true)], caller: caller) == .utf8("S"))
+        #expect(try store.copyMatching(["v_PersistentRef": synced, "sync": .string("syna"), "r_Data": .bool(true)], caller: caller) == .utf8("S"))
+        try store.update(["v_PersistentRef": synced, "sync": .string("syna")], attributes: ["v_Data": .utf8("S2")], caller: caller)
+        #expect(try store.copyMatching(genericPassword(account: "a", ["sync": .bool(true), "r_Data": .bool(true)]), caller: caller) == .utf8("S2"))
+        try store.delete(["v_PersistentRef": synced, "sync": .bool(true)], caller: caller)
+        #expect(osStatus { try store.copyMatching(genericPassword(account: "a", ["sync": .bool(true)]), caller: caller) } == OSStatusCode.itemNotFound)
+    }
+
     @Test func malformedReferences() throws {
         _ = try store.add(genericPassword(account: "a"), caller: caller)
         let a = try reference("a")
