@@ -262,7 +262,7 @@ let package = Package(
             name: "KeychainFuzzTargets",
             dependencies: [
                 "KeychainModel", "KeychainCertificates", "KeychainCrypto", "KeychainKeys", "KeychainPKCS12", "KeychainProfiles", "KeychainProtocol",
-                "EnclaveProtocol", "KeyringFiles", "SyncProtocol", "SyncCrypto",
+                "EnclaveProtocol", "KeyringFiles", "SyncProtocol", "SyncCrypto", "SyncJoin",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -273,7 +273,13 @@ let package = Package(
         // A device's side: records sealed under fresh keys, bound to where they sit, signed.
         .target(
             name: "SyncCrypto",
-            dependencies: ["CSodium", "SyncProtocol", "KeychainModel", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["SyncProtocol", "KeychainModel", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .target(
+            // Joining a device with a code (CPace on libsodium): the tool and the engine's, not
+            // securityd's or the enclave's, which link SyncCrypto without libsodium.
+            name: "SyncJoin",
+            dependencies: ["CSodium", "SyncCrypto", "SyncProtocol", "KeychainModel", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(
             name: "SyncServer",
@@ -411,7 +417,7 @@ let package = Package(
             // The SyncStore conformance suite on SQLite and PostgreSQL, and trousseau-syncd's HTTP API.
             name: "SyncServerTests",
             dependencies: [
-                "SyncServer", "SyncProtocol", "SyncCrypto", "KeychainTestSupport", "trousseau-syncd",
+                "SyncServer", "SyncProtocol", "SyncCrypto", "SyncJoin", "KeychainTestSupport", "trousseau-syncd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -419,7 +425,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SyncCryptoTests",
-            dependencies: ["SyncCrypto", "SyncProtocol", "KeychainModel", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["SyncCrypto", "SyncJoin", "SyncProtocol", "KeychainModel", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(
             name: "SecurityToolTests",

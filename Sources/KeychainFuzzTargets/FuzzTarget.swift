@@ -9,6 +9,7 @@ import KeychainProfiles
 import KeychainProtocol
 import KeyringFiles
 import SyncCrypto
+import SyncJoin
 import SyncProtocol
 import Crypto
 

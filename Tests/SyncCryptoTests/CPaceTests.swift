@@ -1,6 +1,7 @@
 import Foundation
 import KeychainModel
-@testable import SyncCrypto
+import SyncCrypto
+@testable import SyncJoin
 import Testing
 
 /// CPace-ristretto255-SHA512 against draft-irtf-cfrg-cpace's test vectors (appendix "Test

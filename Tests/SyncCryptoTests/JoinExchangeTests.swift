@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import KeychainModel
 import SyncCrypto
+import SyncJoin
 import SyncProtocol
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import KeychainTestSupport
 import SyncCrypto
+import SyncJoin
 import SyncProtocol
 import Testing
 

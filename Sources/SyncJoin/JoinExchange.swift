@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import KeychainModel
+import SyncCrypto
 import SyncProtocol
 
 /// A message of the join exchange, the body of a pairing-mailbox message (JSON). The
@@ -59,7 +60,7 @@ public struct JoinRequest: Sendable, Equatable {
 
     public var encoded: Data {
         var out = ByteWriter(capacity: 1400)
-        keys.write(to: &out)
+        keys.encode(to: &out)
         out.appendLengthPrefixed(credential)
         return out.data
     }
@@ -67,7 +68,7 @@ public struct JoinRequest: Sendable, Equatable {
     /// Reads a request the channel opened (from a device that knew the code, not yet trusted).
     public init(decoding bytes: Data) throws {
         var reader = ByteReader(bytes)
-        keys = try SyncDevicePublicKeys.read(from: &reader)
+        keys = try SyncDevicePublicKeys(from: &reader)
         credential = try reader.lengthPrefixed(limit: 64)
         try reader.expectEnd("join request")
     }

@@ -2,6 +2,7 @@ import CSodium
 import Crypto
 import Foundation
 import KeychainModel
+import SyncCrypto
 
 /// CPace (draft-irtf-cfrg-cpace) with ristretto255 and SHA-512, the initiator-responder
 /// setting: the password-authenticated key exchange two devices run over the untrusted

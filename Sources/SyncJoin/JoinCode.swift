@@ -1,6 +1,7 @@
 import CSodium
 import Foundation
 import KeychainModel
+import SyncCrypto
 
 /// The code a member shows and the new device types: the pairing's nameplate (the server's
 /// small number, not secret) and a secret, CPace's password. The short form is 8 digits
