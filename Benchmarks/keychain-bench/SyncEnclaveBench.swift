@@ -17,7 +17,7 @@ extension SyncBench {
         defer { try? FileManager.default.removeItem(atPath: home) }
         let enclave = try EnclaveClient.launch(home: home)
         let identity = try enclave.createSyncIdentity(device: SyncIdentifier("bench-device")!)
-        let classKey = try enclave.createSyncKey(protection: .afterFirstUnlock)
+        let classKey = try enclave.createSyncKey(role: .classC)
         let secret = SecretBytes(Data(repeating: 0x61, count: 64))
         func context(_ index: Int) -> SyncRecordContext {
             SyncRecordContext(zone: SyncIdentifier("zone")!, record: SyncIdentifier("item\(index)")!, version: 1, type: .item)

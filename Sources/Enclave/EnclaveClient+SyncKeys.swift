@@ -17,9 +17,9 @@ extension EnclaveClient {
         try MembershipRecord(decoding: call(EnclaveCall.SignMembershipRecord(identity: identity.data, record: record.encoded)).bytes)
     }
 
-    /// A new zone key or class key, wrapped for `protection` (WhenUnlocked or AfterFirstUnlock).
-    public func createSyncKey(protection: ProtectionClass) throws -> SyncKeyBlob {
-        try SyncKeyBlob(data: call(EnclaveCall.CreateSyncKey(protection: protection)).blob)
+    /// A new zone key or class key.
+    public func createSyncKey(role: SyncKeyRole) throws -> SyncKeyBlob {
+        try SyncKeyBlob(data: call(EnclaveCall.CreateSyncKey(role: role)).blob)
     }
 
     /// `plaintext` sealed as the record `context` under `parent`, signed by `identity`.
@@ -29,7 +29,8 @@ extension EnclaveClient {
 
     /// The plaintext of the record `context`, written by `writer` under `parent`.
     public func openSyncRecord(_ envelope: Data, context: SyncRecordContext, parent: SyncKeyBlob, writer: SyncDevicePublicKeys) throws -> SecretBytes {
-        try call(EnclaveCall.OpenSyncRecord(envelope: envelope, parent: parent.data, context: context, writer: writer.signing.rawRepresentation)).plaintext
+        try call(EnclaveCall.OpenSyncRecord(
+            envelope: envelope, parent: parent.data, context: context, writer: writer.device, writerKey: writer.signing.rawRepresentation)).plaintext
     }
 
     /// The class key `key` sealed as the class-key record `context` under the zone key `parent`.
@@ -39,7 +40,8 @@ extension EnclaveClient {
 
     /// The class key a class-key record holds, as a blob of this device.
     public func openSyncKey(_ envelope: Data, context: SyncRecordContext, parent: SyncKeyBlob, writer: SyncDevicePublicKeys) throws -> SyncKeyBlob {
-        try SyncKeyBlob(data: call(EnclaveCall.OpenSyncKey(envelope: envelope, parent: parent.data, context: context, writer: writer.signing.rawRepresentation)).blob)
+        try SyncKeyBlob(data: call(EnclaveCall.OpenSyncKey(
+            envelope: envelope, parent: parent.data, context: context, writer: writer.device, writerKey: writer.signing.rawRepresentation)).blob)
     }
 
     /// The zone key `key` shared with `recipient`: the share's bytes.
@@ -50,6 +52,6 @@ extension EnclaveClient {
     /// The zone key a share to `identity` from `sender` holds, as a blob of this device.
     public func openSyncKeyShare(_ share: Data, context: SyncRecordContext, identity: SyncIdentityBlob, sender: SyncDevicePublicKeys) throws -> SyncKeyBlob {
         try SyncKeyBlob(data: call(EnclaveCall.OpenSyncKeyShare(
-            identity: identity.data, share: share, context: context, sender: sender.signing.rawRepresentation)).blob)
+            identity: identity.data, share: share, context: context, sender: sender.device, senderKey: sender.signing.rawRepresentation)).blob)
     }
 }

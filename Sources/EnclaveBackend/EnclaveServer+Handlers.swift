@@ -219,7 +219,7 @@ extension EnclaveCall.SignMembershipRecord: EnclaveHandled {
 
 extension EnclaveCall.CreateSyncKey: EnclaveHandled {
     func handle(in server: EnclaveServer) throws -> EnclaveCall.SyncBlob {
-        EnclaveCall.SyncBlob(blob: try server.keybag.createSyncKey(protection: protection).data)
+        EnclaveCall.SyncBlob(blob: try server.keybag.createSyncKey(role: role).data)
     }
 }
 
@@ -232,7 +232,8 @@ extension EnclaveCall.SealSyncRecord: EnclaveHandled {
 
 extension EnclaveCall.OpenSyncRecord: EnclaveHandled {
     func handle(in server: EnclaveServer) throws -> EnclaveCall.SyncPlaintext {
-        EnclaveCall.SyncPlaintext(plaintext: try server.keybag.openSyncRecord(envelope, context: context, parent: SyncKeyBlob(data: parent), writer: writer))
+        EnclaveCall.SyncPlaintext(plaintext: try server.keybag.openSyncRecord(
+            envelope, context: context, parent: SyncKeyBlob(data: parent), writer: writer, writerKey: writerKey))
     }
 }
 
@@ -245,7 +246,8 @@ extension EnclaveCall.SealSyncKey: EnclaveHandled {
 
 extension EnclaveCall.OpenSyncKey: EnclaveHandled {
     func handle(in server: EnclaveServer) throws -> EnclaveCall.SyncBlob {
-        EnclaveCall.SyncBlob(blob: try server.keybag.openSyncKey(envelope, context: context, parent: SyncKeyBlob(data: parent), writer: writer).data)
+        EnclaveCall.SyncBlob(blob: try server.keybag.openSyncKey(
+            envelope, context: context, parent: SyncKeyBlob(data: parent), writer: writer, writerKey: writerKey).data)
     }
 }
 
@@ -258,6 +260,7 @@ extension EnclaveCall.SealSyncKeyShare: EnclaveHandled {
 
 extension EnclaveCall.OpenSyncKeyShare: EnclaveHandled {
     func handle(in server: EnclaveServer) throws -> EnclaveCall.SyncBlob {
-        EnclaveCall.SyncBlob(blob: try server.keybag.openSyncKeyShare(share, context: context, identity: SyncIdentityBlob(data: identity), sender: sender).data)
+        EnclaveCall.SyncBlob(blob: try server.keybag.openSyncKeyShare(
+            share, context: context, identity: SyncIdentityBlob(data: identity), sender: sender, senderKey: senderKey).data)
     }
 }

@@ -9,7 +9,10 @@ import SyncProtocol
 // Sync keys: the device's sync identity and the zones' keys, made, used and re-wrapped here
 // only. Each is wrapped like an enclave key, by a key derived from a class key for this
 // purpose alone (ClassKey.syncKeyWrapping), and unwrapped for one request. What leaves is a
-// blob, a signature, an envelope, a share, or an item's plaintext — never a key.
+// blob, a signature, an envelope, a share, or an item's plaintext — never a key. Each key is
+// used for its role alone (SyncKeyRole): zone keys wrap class keys and travel in shares,
+// class keys wrap records. Who may receive a share is securityd's to decide (it verifies the
+// membership chain); the enclave checks the form, the roles and the signatures.
 
 extension SoftwareKeybag {
     /// A new sync identity for `device`.
@@ -33,15 +36,22 @@ extension SoftwareKeybag {
         return try entry.signed(with: try signingKey(identity)).encoded
     }
 
-    /// A new sync key wrapped for `protection` (WhenUnlocked or AfterFirstUnlock).
-    public func createSyncKey(protection: ProtectionClass) throws -> SyncKeyBlob {
-        try wrapSyncKey(ItemKey.generate(), id: SyncIdentifier.random(), protection: protection)
+    /// A new sync key for `role`.
+    public func createSyncKey(role: SyncKeyRole) throws -> SyncKeyBlob {
+        try wrapSyncKey(ItemKey.generate(), id: SyncIdentifier.random(), role: role)
     }
 
-    /// Seals `plaintext` as the record `context` (an item, a key pointer or a head) under
-    /// `parent`, signed by `identity`: the envelope's bytes.
+    /// Seals `plaintext` as the record `context` (an item, a key pointer or a head) under the
+    /// class key `parent`, signed by `identity`: the envelope's bytes.
+    ///
+    /// - Throws: `errSecParam` for a key record's context, a zone key as the parent, or a
+    ///   plaintext too long for a record.
     public func sealSyncRecord(_ plaintext: SecretBytes, context: SyncRecordContext, parent: SyncKeyBlob, identity: SyncIdentityBlob) throws -> Data {
         try Self.require(context, [.item, .keyPointer, .head])
+        try Self.require(parent, [.classA, .classC])
+        guard SyncPadding.bucket(for: plaintext.count) + Self.sealOverhead <= SyncLimits.recordBody else {
+            throw KeychainError.param("the plaintext is too long for a sync record once padded")
+        }
         let signing = try signingKey(identity)
         let parentKey = try syncKey(parent)
         return try SyncRecordEnvelope.seal(
@@ -49,28 +59,33 @@ extension SoftwareKeybag {
         ).encoded
     }
 
-    /// Opens the record `context` written by the member whose Ed25519 key is `writer`.
+    /// Opens the record `context` written by the member `writer` (Ed25519 key `writerKey`)
+    /// under the class key `parent`.
     ///
-    /// - Throws: `errSecParam` for a key record's context; `errSecDecode` for an envelope
-    ///   that is malformed, signed by another key, under another parent, or moved or edited;
-    ///   `errSecInteractionNotAllowed` while the parent's class is locked.
-    public func openSyncRecord(_ envelope: Data, context: SyncRecordContext, parent: SyncKeyBlob, writer: Data) throws -> SecretBytes {
+    /// - Throws: `errSecParam` for a key record's context or a zone key as the parent;
+    ///   `errSecDecode` for an envelope that is malformed, written or signed by another
+    ///   device, under another parent, or moved or edited; `errSecInteractionNotAllowed` while
+    ///   the parent's class is locked.
+    public func openSyncRecord(_ envelope: Data, context: SyncRecordContext, parent: SyncKeyBlob, writer: SyncIdentifier, writerKey: Data) throws -> SecretBytes {
         try Self.require(context, [.item, .keyPointer, .head])
-        return try openEnvelope(envelope, context: context, parent: parent, writer: writer)
+        try Self.require(parent, [.classA, .classC])
+        return try openEnvelope(envelope, context: context, parent: parent, writer: writer, writerKey: writerKey)
     }
 
-    /// Seals the sync key `key` as the class-key record `context` under the zone key
-    /// `parent`. The signed plaintext says the key's class, so a receiving device wraps it
-    /// for the same one.
+    /// Seals the class key `key` as the class-key record `context` under the zone key
+    /// `parent`. The signed plaintext says the key's role (A or C), so a receiving device
+    /// wraps it for the same class.
     public func sealSyncKey(_ key: SyncKeyBlob, context: SyncRecordContext, parent: SyncKeyBlob, identity: SyncIdentityBlob) throws -> Data {
         try Self.require(context, [.classKey])
+        try Self.require(key, [.classA, .classC])
+        try Self.require(parent, [.zone])
         guard context.record == key.keyID else { throw KeychainError.param("a class-key record is named by its key's id") }
         let signing = try signingKey(identity)
         let parentKey = try syncKey(parent)
-        let classByte = try Self.classByte(key.protection)
+        let role = key.role.rawValue
         let inner = try unwrapSyncKey(key).secretBytes
         let plaintext = SecretBytes(count: 1 + inner.count) { buffer in
-            buffer[0] = classByte
+            buffer[0] = role
             inner.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: buffer[1...]).copyMemory(from: $0) }
         }
         return try SyncRecordEnvelope.seal(
@@ -78,47 +93,47 @@ extension SoftwareKeybag {
         ).encoded
     }
 
-    /// Opens a class-key record into a blob of this keybag: the key named by the record's id,
-    /// wrapped for the class its signed plaintext names.
-    public func openSyncKey(_ envelope: Data, context: SyncRecordContext, parent: SyncKeyBlob, writer: Data) throws -> SyncKeyBlob {
+    /// Opens a class-key record under the zone key `parent` into a blob of this keybag: the
+    /// key named by the record's id, for the role its signed plaintext names.
+    public func openSyncKey(_ envelope: Data, context: SyncRecordContext, parent: SyncKeyBlob, writer: SyncIdentifier, writerKey: Data) throws -> SyncKeyBlob {
         try Self.require(context, [.classKey])
-        let plaintext = try openEnvelope(envelope, context: context, parent: parent, writer: writer)
-        guard plaintext.count == 33 else { throw KeychainError.decode("a class-key record holds a class and a 32-byte key") }
-        let (classByte, key) = try plaintext.withUnsafeBytes { bytes in
+        try Self.require(parent, [.zone])
+        let plaintext = try openEnvelope(envelope, context: context, parent: parent, writer: writer, writerKey: writerKey)
+        guard plaintext.count == 33 else { throw KeychainError.decode("a class-key record holds a role and a 32-byte key") }
+        let (roleByte, key) = try plaintext.withUnsafeBytes { bytes in
             (bytes[0], try ItemKey(bytes: SecretBytes(UnsafeRawBufferPointer(rebasing: bytes[1...]))))
         }
-        guard let protection = Self.protection(classByte) else { throw KeychainError.decode("a class-key record names no sync class") }
-        return try wrapSyncKey(key, id: context.record, protection: protection)
+        guard let role = SyncKeyRole(rawValue: roleByte), role != .zone else { throw KeychainError.decode("a class-key record names no class key") }
+        return try wrapSyncKey(key, id: context.record, role: role)
     }
 
     /// Shares the zone key `key` with `recipient`, signed by `identity`: the share's bytes.
+    /// Only a zone key is shared (class keys travel wrapped by it).
     public func sealSyncKeyShare(_ key: SyncKeyBlob, context: SyncRecordContext, to recipient: SyncDevicePublicKeys, identity: SyncIdentityBlob) throws -> Data {
         try Self.require(context, [.keyShare])
+        try Self.require(key, [.zone])
         let keys = try deviceKeys(identity)
         return try SyncKeyShare.seal(try syncKey(key), keyID: key.keyID, context: context, to: recipient, from: keys).encoded
     }
 
-    /// Opens a share addressed to `identity` from the member whose Ed25519 key is `sender`
-    /// into a zone-key blob (AfterFirstUnlock).
-    public func openSyncKeyShare(_ share: Data, context: SyncRecordContext, identity: SyncIdentityBlob, sender: Data) throws -> SyncKeyBlob {
+    /// Opens a share addressed to `identity` from the member `sender` (Ed25519 key
+    /// `senderKey`) into a zone-key blob.
+    public func openSyncKeyShare(_ share: Data, context: SyncRecordContext, identity: SyncIdentityBlob, sender: SyncIdentifier, senderKey: Data) throws -> SyncKeyBlob {
         try Self.require(context, [.keyShare])
-        let senderKey = try Self.signingKey(sender)
+        let senderPublic = try Self.signingKey(senderKey)
         let keys = try deviceKeys(identity)
         let received = try refusingSyncErrors {
             let decoded = try SyncKeyShare(decoding: share)
-            return (decoded.keyID, try decoded.open(context: context, recipient: keys) { $0 == decoded.sender ? senderKey : nil })
+            return (decoded.keyID, try decoded.open(context: context, recipient: keys) { $0 == sender ? senderPublic : nil })
         }
-        return try wrapSyncKey(try ItemKey(bytes: received.1.withUnsafeBytes { SecretBytes($0) }), id: received.0, protection: .afterFirstUnlock)
+        return try wrapSyncKey(try ItemKey(bytes: received.1.withUnsafeBytes { SecretBytes($0) }), id: received.0, role: .zone)
     }
 
     // MARK: Wrapping
 
-    private func wrapSyncKey(_ key: ItemKey, id: SyncIdentifier, protection: ProtectionClass) throws -> SyncKeyBlob {
-        guard SyncKeyBlob.protections.contains(protection) else {
-            throw KeychainError.param("a sync key is WhenUnlocked or AfterFirstUnlock: a ThisDeviceOnly class has none")
-        }
-        var blob = SyncKeyBlob(keyID: id, protection: protection, wrapped: Data())
-        blob.wrapped = try wrap(key, for: protection, associatedData: blob.associatedData, access: nil, context: nil) { $0.syncKeyWrapping() }.wrapped
+    private func wrapSyncKey(_ key: ItemKey, id: SyncIdentifier, role: SyncKeyRole) throws -> SyncKeyBlob {
+        var blob = SyncKeyBlob(keyID: id, role: role, wrapped: Data())
+        blob.wrapped = try wrap(key, for: role.protection, associatedData: blob.associatedData, access: nil, context: nil) { $0.syncKeyWrapping() }.wrapped
         return blob
     }
 
@@ -170,17 +185,24 @@ extension SoftwareKeybag {
 
     // MARK: Checks
 
-    private func openEnvelope(_ envelope: Data, context: SyncRecordContext, parent: SyncKeyBlob, writer: Data) throws -> SecretBytes {
-        let writerKey = try Self.signingKey(writer)
+    private func openEnvelope(_ envelope: Data, context: SyncRecordContext, parent: SyncKeyBlob, writer: SyncIdentifier, writerKey: Data) throws -> SecretBytes {
+        let writerPublic = try Self.signingKey(writerKey)
         let parentKey = try syncKey(parent)  // the class's lock state first, as for an item
         return try refusingSyncErrors {
             let decoded = try SyncRecordEnvelope(decoding: envelope)
-            return try decoded.open(context: context) { $0 == parent.keyID ? parentKey : nil } writerKey: { _ in writerKey }
+            return try decoded.open(context: context) { $0 == parent.keyID ? parentKey : nil } writerKey: { $0 == writer ? writerPublic : nil }
         }
     }
 
+    /// AES-GCM's nonce and tag around a padded plaintext.
+    private static let sealOverhead = 28
+
     private static func require(_ context: SyncRecordContext, _ types: Set<SyncRecordType>) throws {
         guard types.contains(context.type) else { throw KeychainError.param("this request does not handle \(context.type) records") }
+    }
+
+    private static func require(_ key: SyncKeyBlob, _ roles: Set<SyncKeyRole>) throws {
+        guard roles.contains(key.role) else { throw KeychainError.param("a \(key.role) key cannot be used here") }
     }
 
     private static func signingKey(_ bytes: Data) throws -> Curve25519.Signing.PublicKey {
@@ -188,23 +210,6 @@ extension SoftwareKeybag {
             throw KeychainError.param("a device's signing key is 32 bytes")
         }
         return key
-    }
-
-    /// A class-key record's first byte: 1 for class A's key, 2 for class C's.
-    private static func classByte(_ protection: ProtectionClass) throws -> UInt8 {
-        switch protection {
-        case .whenUnlocked: 1
-        case .afterFirstUnlock: 2
-        default: throw KeychainError.param("a sync key is WhenUnlocked or AfterFirstUnlock")
-        }
-    }
-
-    private static func protection(_ classByte: UInt8) -> ProtectionClass? {
-        switch classByte {
-        case 1: .whenUnlocked
-        case 2: .afterFirstUnlock
-        default: nil
-        }
     }
 }
 

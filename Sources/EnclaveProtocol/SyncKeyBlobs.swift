@@ -56,30 +56,43 @@ public struct SyncIdentityBlob: Sendable, Equatable {
     }
 }
 
-/// A sync key — a zone key, or a zone's class key for A or C — named by its id. The key is
-/// wrapped for a non-ThisDeviceOnly class (WhenUnlocked for class A's key, AfterFirstUnlock
-/// for the zone key and class C's): A's records open only while the device is unlocked, as
-/// the items they hold would.
+/// What a sync key is for, fixed when it is made and bound into its wrapping: a zone key
+/// (which wraps class keys and travels in shares), or a zone's class key for A or C (which
+/// wraps records). The enclave uses each for its role alone, so a class key cannot be shared
+/// as a zone key (and so re-wrapped for another class), nor a zone key wrap a record.
+public enum SyncKeyRole: UInt8, Sendable, Codable, CaseIterable {
+    case zone = 1
+    case classA = 2
+    case classC = 3
+
+    /// The class the key is wrapped for: class A's key WhenUnlocked, so A's records open only
+    /// while the device is unlocked, as the items they hold would; the others AfterFirstUnlock.
+    public var protection: ProtectionClass { self == .classA ? .whenUnlocked : .afterFirstUnlock }
+}
+
+/// A sync key — a zone key, or a zone's class key for A or C — named by its id, wrapped for
+/// its role's class (never a ThisDeviceOnly one: ThisDeviceOnly items have no sync key).
 public struct SyncKeyBlob: Sendable, Equatable {
     static let version: UInt8 = 1
-    /// The classes a sync key may be wrapped for.
-    public static let protections: Set<ProtectionClass> = [.whenUnlocked, .afterFirstUnlock]
 
     public var keyID: SyncIdentifier
-    public var protection: ProtectionClass
+    public var role: SyncKeyRole
     public var wrapped: Data
 
-    public init(keyID: SyncIdentifier, protection: ProtectionClass, wrapped: Data) {
+    public init(keyID: SyncIdentifier, role: SyncKeyRole, wrapped: Data) {
         self.keyID = keyID
-        self.protection = protection
+        self.role = role
         self.wrapped = wrapped
     }
 
-    /// What the wrapping authenticates: a label, the id and the class.
+    /// The class that wraps it.
+    public var protection: ProtectionClass { role.protection }
+
+    /// What the wrapping authenticates: a label, the id and the role.
     public var associatedData: Data {
         var out = ByteWriter("trousseau sync key")
         out.appendLengthPrefixed(keyID.rawValue)
-        protection.encode(to: &out)
+        out.append(role.rawValue)
         return out.data
     }
 
@@ -88,7 +101,7 @@ public struct SyncKeyBlob: Sendable, Equatable {
         var writer = ByteWriter()
         writer.append(Self.version)
         writer.appendLengthPrefixed(keyID.rawValue)
-        protection.encode(to: &writer)
+        writer.append(role.rawValue)
         writer.appendLengthPrefixed(wrapped)
         return writer.data
     }
@@ -97,12 +110,11 @@ public struct SyncKeyBlob: Sendable, Equatable {
     public init(data: Data) throws(KeychainError) {
         do {
             var reader = ByteReader(data)
-            guard try reader.byte() == Self.version, let keyID = SyncIdentifier(try reader.string(limit: SyncIdentifier.maximumLength)) else {
-                throw KeychainError.decode("not a sync key")
-            }
-            self.init(keyID: keyID, protection: try ProtectionClass(from: &reader), wrapped: try reader.lengthPrefixed(limit: 256))
+            guard try reader.byte() == Self.version, let keyID = SyncIdentifier(try reader.string(limit: SyncIdentifier.maximumLength)),
+                let role = SyncKeyRole(rawValue: try reader.byte())
+            else { throw KeychainError.decode("not a sync key") }
+            self.init(keyID: keyID, role: role, wrapped: try reader.lengthPrefixed(limit: 256))
             try reader.expectEnd("sync key")
-            guard Self.protections.contains(protection) else { throw KeychainError.decode("not a sync key") }
         } catch {
             throw KeychainError.decode("not a sync key")
         }

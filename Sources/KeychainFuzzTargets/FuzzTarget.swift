@@ -57,7 +57,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// The device circle's bytes as a device reads them from the server or a joining peer: a
     /// membership entry (decoded, then checked as a genesis and as the seed chain's next
     /// entry), a key share (decoded, then opened with the seed device's key), a join
-    /// message, and a join request and welcome as the exchange's channel opens them.
+    /// message, and a join request and welcome as the exchange's channel opens them; and the
+    /// sync keys' blobs (identity, zone or class key) as the enclave reads them from securityd.
     case syncMembership
 
     /// Runs the decoder over `input`; errors are expected, crashes are bugs.
@@ -145,6 +146,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             _ = try? JoinMessage(decoding: input)
             _ = try? JoinRequest(decoding: input)
             _ = try? JoinWelcome(decoding: input)
+            _ = try? SyncIdentityBlob(data: input)
+            _ = try? SyncKeyBlob(data: input)
         }
     }
 

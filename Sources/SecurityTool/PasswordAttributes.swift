@@ -68,9 +68,12 @@ struct PasswordAttributes {
         return true
     }
 
-    /// Whether no attribute was named (a delete then shows its usage).
+    /// Whether no attribute was named (a delete then shows its usage). `--synchronizable`
+    /// says which items, not which item: alone it names none.
     var isEmpty: Bool {
-        changes().isEmpty && accessGroup == nil && !synchronizable
+        var named = changes()
+        named[SecName.kSecAttrSynchronizable] = nil
+        return named.isEmpty && accessGroup == nil
     }
 
     /// Whether the flags name the class's whole primary key; macOS's tool then searches by

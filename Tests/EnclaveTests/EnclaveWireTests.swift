@@ -42,13 +42,13 @@ import Testing
         EnclaveCall.IndexKey(keychain: UUID()), EnclaveCall.MetadataKey(.always, keychain: UUID()),
         EnclaveCall.UnwrapItemKey(.always, wrapped: Data(count: 60), associatedData: Data(), access: nil, context: nil, keychain: UUID()),
         EnclaveCall.CreateSyncIdentity(device: SyncIdentifier("dev1")!), EnclaveCall.SignMembershipRecord(identity: Data(count: 9), record: Data(count: 99)),
-        EnclaveCall.CreateSyncKey(protection: .whenUnlocked),
+        EnclaveCall.CreateSyncKey(role: .classA),
         EnclaveCall.SealSyncRecord(identity: Data([1]), parent: Data([2]), context: sampleContext, plaintext: SecretBytes("s".utf8)),
-        EnclaveCall.OpenSyncRecord(envelope: Data(count: 200), parent: Data([2]), context: sampleContext, writer: Data(count: 32)),
+        EnclaveCall.OpenSyncRecord(envelope: Data(count: 200), parent: Data([2]), context: sampleContext, writer: SyncIdentifier("dev1")!, writerKey: Data(count: 32)),
         EnclaveCall.SealSyncKey(identity: Data([1]), key: Data([3]), parent: Data([2]), context: sampleContext),
-        EnclaveCall.OpenSyncKey(envelope: Data(count: 200), parent: Data([2]), context: sampleContext, writer: Data(count: 32)),
+        EnclaveCall.OpenSyncKey(envelope: Data(count: 200), parent: Data([2]), context: sampleContext, writer: SyncIdentifier("dev1")!, writerKey: Data(count: 32)),
         EnclaveCall.SealSyncKeyShare(identity: Data([1]), key: Data([3]), context: sampleContext, recipient: sampleDevice),
-        EnclaveCall.OpenSyncKeyShare(identity: Data([1]), share: Data(count: 300), context: sampleContext, sender: Data(count: 32)),
+        EnclaveCall.OpenSyncKeyShare(identity: Data([1]), share: Data(count: 300), context: sampleContext, sender: SyncIdentifier("dev1")!, senderKey: Data(count: 32)),
     ]
 
     static let sampleContext = SyncRecordContext(zone: SyncIdentifier("z")!, record: SyncIdentifier("r")!, version: 7, type: .keyShare, tombstone: true)

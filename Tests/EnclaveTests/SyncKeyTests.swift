@@ -47,33 +47,33 @@ import Testing
         #expect(try MembershipState.verify([genesis, added], account: account, through: state.pin) == state)
 
         // The zone key to device 2 as a share; the class keys as records under the zone key.
-        let zoneKey = try first.enclave.createSyncKey(protection: .afterFirstUnlock)
+        let zoneKey = try first.enclave.createSyncKey(role: .zone)
         let shareContext = context("share-dev2", .keyShare)
         let share = try first.enclave.sealSyncKeyShare(zoneKey, context: shareContext, to: second.keys, identity: first.identity)
         let receivedZone = try second.enclave.openSyncKeyShare(share, context: shareContext, identity: second.identity, sender: first.keys)
-        #expect(receivedZone.keyID == zoneKey.keyID && receivedZone.protection == .afterFirstUnlock)
+        #expect(receivedZone.keyID == zoneKey.keyID && receivedZone.role == .zone && receivedZone.protection == .afterFirstUnlock)
         #expect(receivedZone.wrapped != zoneKey.wrapped)  // wrapped by device 2's own class key
 
-        var received: [ProtectionClass: SyncKeyBlob] = [:]
-        var sent: [ProtectionClass: SyncKeyBlob] = [:]
-        for protection in [ProtectionClass.whenUnlocked, .afterFirstUnlock] {
-            let classKey = try first.enclave.createSyncKey(protection: protection)
+        var received: [SyncKeyRole: SyncKeyBlob] = [:]
+        var sent: [SyncKeyRole: SyncKeyBlob] = [:]
+        for role in [SyncKeyRole.classA, .classC] {
+            let classKey = try first.enclave.createSyncKey(role: role)
             let keyContext = SyncRecordContext(zone: zone, record: classKey.keyID, version: 1, type: .classKey)
             let record = try first.enclave.sealSyncKey(classKey, context: keyContext, parent: zoneKey, identity: first.identity)
             let opened = try second.enclave.openSyncKey(record, context: keyContext, parent: receivedZone, writer: first.keys)
-            #expect(opened.keyID == classKey.keyID && opened.protection == protection)
-            sent[protection] = classKey
-            received[protection] = opened
+            #expect(opened.keyID == classKey.keyID && opened.role == role && opened.protection == role.protection)
+            sent[role] = classKey
+            received[role] = opened
         }
 
         // Items both ways, under each class key.
-        for (index, protection) in [ProtectionClass.whenUnlocked, .afterFirstUnlock].enumerated() {
+        for (index, role) in [SyncKeyRole.classA, .classC].enumerated() {
             let itemContext = context("item\(index)", .item, version: 3)
             let secret = SecretBytes("secret \(index)".utf8)
-            let envelope = try first.enclave.sealSyncRecord(secret, context: itemContext, parent: sent[protection]!, identity: first.identity)
-            #expect(text(try second.enclave.openSyncRecord(envelope, context: itemContext, parent: received[protection]!, writer: first.keys)) == "secret \(index)")
-            let reply = try second.enclave.sealSyncRecord(secret, context: itemContext, parent: received[protection]!, identity: second.identity)
-            #expect(text(try first.enclave.openSyncRecord(reply, context: itemContext, parent: sent[protection]!, writer: second.keys)) == "secret \(index)")
+            let envelope = try first.enclave.sealSyncRecord(secret, context: itemContext, parent: sent[role]!, identity: first.identity)
+            #expect(text(try second.enclave.openSyncRecord(envelope, context: itemContext, parent: received[role]!, writer: first.keys)) == "secret \(index)")
+            let reply = try second.enclave.sealSyncRecord(secret, context: itemContext, parent: received[role]!, identity: second.identity)
+            #expect(text(try first.enclave.openSyncRecord(reply, context: itemContext, parent: sent[role]!, writer: second.keys)) == "secret \(index)")
         }
     }
 
@@ -81,7 +81,7 @@ import Testing
     /// errSecParam, and no key.
     @Test func movedForgedAndMisaddressedRecordsAreRefused() throws {
         let first = try Device("dev1"), second = try Device("dev2"), third = try Device("dev3")
-        let classKey = try first.enclave.createSyncKey(protection: .afterFirstUnlock)
+        let classKey = try first.enclave.createSyncKey(role: .classC)
         let itemContext = context("item", .item, version: 2)
         let envelope = try first.enclave.sealSyncRecord(SecretBytes("s".utf8), context: itemContext, parent: classKey, identity: first.identity)
 
@@ -89,6 +89,9 @@ import Testing
         #expect(osStatus { try first.enclave.openSyncRecord(envelope, context: context("item", .item, version: 1), parent: classKey, writer: first.keys) } == .decode)
         #expect(osStatus { try first.enclave.openSyncRecord(envelope, context: context("other", .item, version: 2), parent: classKey, writer: first.keys) } == .decode)
         #expect(osStatus { try first.enclave.openSyncRecord(envelope, context: itemContext, parent: classKey, writer: second.keys) } == .decode)
+        // Device 1's key under device 2's name: the envelope names its writer.
+        let impostor = SyncDevicePublicKeys(device: second.keys.device, signing: first.keys.signing, encryption: first.keys.encryption)
+        #expect(osStatus { try first.enclave.openSyncRecord(envelope, context: itemContext, parent: classKey, writer: impostor) } == .decode)
         // One byte changed anywhere.
         var edited = envelope
         edited[edited.count / 2] ^= 1
@@ -99,10 +102,20 @@ import Testing
 
         // A key record is never opened into plaintext, nor an item sealed as one.
         let keyContext = SyncRecordContext(zone: zone, record: classKey.keyID, version: 1, type: .classKey)
-        let zoneKey = try first.enclave.createSyncKey(protection: .afterFirstUnlock)
+        let zoneKey = try first.enclave.createSyncKey(role: .zone)
         let keyRecord = try first.enclave.sealSyncKey(classKey, context: keyContext, parent: zoneKey, identity: first.identity)
         #expect(osStatus { try first.enclave.openSyncRecord(keyRecord, context: keyContext, parent: zoneKey, writer: first.keys) } == .param)
         #expect(osStatus { try first.enclave.sealSyncRecord(SecretBytes(Data(count: 33)), context: keyContext, parent: zoneKey, identity: first.identity) } == .param)
+        // Each key in its role: a zone key wraps no record, a class key no class key, and only
+        // a zone key is shared (a class A key shared to oneself would come back as a zone
+        // key, AfterFirstUnlock: readable while locked).
+        #expect(osStatus { try first.enclave.sealSyncRecord(SecretBytes("s".utf8), context: itemContext, parent: zoneKey, identity: first.identity) } == .param)
+        #expect(osStatus { try first.enclave.sealSyncKey(classKey, context: keyContext, parent: classKey, identity: first.identity) } == .param)
+        #expect(osStatus { try first.enclave.sealSyncKey(zoneKey, context: context(zoneKey.keyID.rawValue, .classKey), parent: zoneKey, identity: first.identity) } == .param)
+        let classA = try first.enclave.createSyncKey(role: .classA)
+        #expect(osStatus { try first.enclave.sealSyncKeyShare(classA, context: context("share-a", .keyShare), to: first.keys, identity: first.identity) } == .param)
+        // A plaintext too long for a record once padded.
+        #expect(osStatus { try first.enclave.sealSyncRecord(SecretBytes(Data(count: SyncLimits.recordBody)), context: itemContext, parent: classKey, identity: first.identity) } == .param)
         // A class-key record claims the key it names.
         #expect(osStatus { try first.enclave.sealSyncKey(classKey, context: context("another-key", .classKey), parent: zoneKey, identity: first.identity) } == .param)
 
@@ -115,9 +128,10 @@ import Testing
 
         // An identity signs only entries naming it; sync keys have no ThisDeviceOnly class.
         #expect(osStatus { try first.enclave.signMembershipRecord(self.genesis(second), as: first.identity) } == .param)
-        #expect(osStatus { try first.enclave.createSyncKey(protection: .afterFirstUnlockThisDeviceOnly) } == .param)
         #expect(osStatus { try SyncKeyBlob(data: Data("garbage".utf8)) } == .decode)
-        #expect(osStatus { try first.enclave.createSyncKey(protection: .always) } == .param)
+        var zoneAsClassA = zoneKey
+        zoneAsClassA.role = .classA  // the role is bound into the wrapping
+        #expect(osStatus { try first.enclave.sealSyncRecord(SecretBytes("s".utf8), context: itemContext, parent: zoneAsClassA, identity: first.identity) } == .decode)
         // The enclave still serves.
         #expect(text(try first.enclave.openSyncRecord(envelope, context: itemContext, parent: classKey, writer: first.keys)) == "s")
     }
@@ -127,14 +141,15 @@ import Testing
     @Test func lockStateGatesSyncKeysAsItGatesItems() throws {
         let device = try Device("dev1")
         try device.enclave.changePasscode(old: nil, new: passcode)
-        let classA = try device.enclave.createSyncKey(protection: .whenUnlocked)
-        let classC = try device.enclave.createSyncKey(protection: .afterFirstUnlock)
+        let classA = try device.enclave.createSyncKey(role: .classA)
+        let classC = try device.enclave.createSyncKey(role: .classC)
         let contextA = context("a", .item), contextC = context("c", .item)
         let recordA = try device.enclave.sealSyncRecord(SecretBytes("a".utf8), context: contextA, parent: classA, identity: device.identity)
         let recordC = try device.enclave.sealSyncRecord(SecretBytes("c".utf8), context: contextC, parent: classC, identity: device.identity)
 
         try device.enclave.lock()
         #expect(osStatus { try device.enclave.openSyncRecord(recordA, context: contextA, parent: classA, writer: device.keys) } == .interactionNotAllowed)
+        #expect(osStatus { try device.enclave.sealSyncRecord(SecretBytes("a".utf8), context: contextA, parent: classA, identity: device.identity) } == .interactionNotAllowed)
         #expect(text(try device.enclave.openSyncRecord(recordC, context: contextC, parent: classC, writer: device.keys)) == "c")
         #expect(throws: Never.self) { try device.enclave.signMembershipRecord(self.genesis(device), as: device.identity) }
 

@@ -27,12 +27,12 @@ extension EnclaveCall {
         public var record: Data
     }
 
-    /// Makes a sync key (a zone key, or a class key) wrapped for `protection`.
+    /// Makes a sync key for `role` (a zone key, or class A's or C's key).
     @WireStruct
     public struct CreateSyncKey: EnclaveRequest {
         public typealias Response = SyncBlob
         public static let mayChangeAvailableKeys = false
-        public var protection: ProtectionClass
+        public var role: SyncKeyRole
     }
 
     /// Seals an item (or a key pointer, or a head) as a record under `parent`, signed by the
@@ -47,8 +47,8 @@ extension EnclaveCall {
         public var plaintext: SecretBytes
     }
 
-    /// Opens a record written by the member whose Ed25519 key is `writer`: its plaintext. A
-    /// key record's context is refused — a key never leaves the enclave.
+    /// Opens a record written by the member `writer` whose Ed25519 key is `writerKey`: its
+    /// plaintext. A key record's context is refused — a key never leaves the enclave.
     @WireStruct
     public struct OpenSyncRecord: EnclaveRequest {
         public typealias Response = SyncPlaintext
@@ -56,7 +56,8 @@ extension EnclaveCall {
         public var envelope: Data
         public var parent: Data
         public var context: SyncRecordContext
-        public var writer: Data
+        public var writer: SyncIdentifier
+        public var writerKey: Data
     }
 
     /// Seals the sync key `key` as a class-key record under the zone key `parent`.
@@ -79,7 +80,8 @@ extension EnclaveCall {
         public var envelope: Data
         public var parent: Data
         public var context: SyncRecordContext
-        public var writer: Data
+        public var writer: SyncIdentifier
+        public var writerKey: Data
     }
 
     /// Shares the zone key `key` with a member: ``SyncKeyShare``'s bytes.
@@ -93,8 +95,8 @@ extension EnclaveCall {
         public var recipient: SyncDevicePublicKeys
     }
 
-    /// Opens a share addressed to this identity, sent by the member whose Ed25519 key is
-    /// `sender`, into a zone-key blob of this device.
+    /// Opens a share addressed to this identity, sent by the member `sender` whose Ed25519
+    /// key is `senderKey`, into a zone-key blob of this device.
     @WireStruct
     public struct OpenSyncKeyShare: EnclaveRequest {
         public typealias Response = SyncBlob
@@ -102,7 +104,8 @@ extension EnclaveCall {
         public var identity: Data
         public var share: Data
         public var context: SyncRecordContext
-        public var sender: Data
+        public var sender: SyncIdentifier
+        public var senderKey: Data
     }
 
     /// A blob's bytes (``SyncIdentityBlob/data`` or ``SyncKeyBlob/data``).
