@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import SyncProtocol
 
 /// Where a device's verified chain ends: its length and the last entry's hash. A device

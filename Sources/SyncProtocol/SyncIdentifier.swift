@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The name of an account, a device, a zone or a record on the sync server: random to the
 /// server (a UUID or random bytes in base64url), never a name a person chose, so the server

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The JSON bodies of trousseau-syncd's HTTP API (`/v1/...`), shared by the server and the
 /// devices. Every field is bounded by ``SyncLimits``; the server checks each again.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The pairing mailbox: how a new device and a member of the account reach each other
 /// through the server to run the join exchange (CPace, then sealed messages), without the

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One record as the server keeps it: an opaque, already encrypted body under a random id,
 /// with the fields the server needs to order and condition writes and nothing else.
