@@ -118,3 +118,18 @@ extension AccessGroups {
     public static let securityToolView = AccessGroups.every(
         own: Caller.securityToolGroup, except: DaemonGroup.allCases.map(\.rawValue))
 }
+
+// MARK: - Sync
+
+extension AccessGroups {
+    /// Whether items of `group` may sync to the user's other devices: not the daemon's own
+    /// groups, a configuration profile's (installed per device), nor a Secret Service
+    /// collection's (the Secret Service's items stay local). The `security` tool's group
+    /// syncs: it holds the user's own items. Checked when a change is queued and again when
+    /// a record arrives, so a device cannot write into these groups of another.
+    public static func maySync(_ group: String) -> Bool {
+        if group == Caller.securityToolGroup { return true }
+        if group.hasPrefix("trousseau.") { return false }  // the reserved namespace
+        return !group.contains("/collection/")
+    }
+}

@@ -7,12 +7,15 @@ extension KeychainStore {
     ///
     /// - Throws: `errSecDuplicateItem` when a live item has the same primary key (a
     ///   tombstone there is replaced), `errSecMissingEntitlement` for a group the caller
-    ///   lacks, `errSecParam` for a synchronizable ThisDeviceOnly item.
+    ///   lacks, `errSecParam` for a synchronizable item with a constrained access control.
+    ///   A synchronizable item joins the sync queue when sync is enabled (ThisDeviceOnly
+    ///   ones are stored as asked and never queued).
     public func add(_ query: ItemQuery, caller: AccessGroups) throws -> KeychainValue? {
         let (item, sealed) = try sealNewItem(query, caller: caller, keys: OperationKeys(keybag))
         try write { db in
             try claimPrimaryKey(sealed.identity.primaryKeyToken, of: item.itemClass, excluding: nil, in: db)
             try insert(sealed, in: db)
+            if Self.syncs(item) { try journal(.upsert, uuid: item.persistentReference.uuid, of: item.itemClass, at: Date(), in: db) }
         }
         return item.result(for: query.returnTypes)
     }

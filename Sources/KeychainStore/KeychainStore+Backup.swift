@@ -129,6 +129,10 @@ extension KeychainStore {
                         continue
                     }
                     try deleteRow(stored.rowID, of: record.itemClass, in: db)
+                    let replaced = stored.identity
+                    if Self.syncs(replaced), replaced.uuid != item.persistentReference.uuid {
+                        try journal(.tombstone, uuid: replaced.uuid, of: record.itemClass, at: Date(), in: db)
+                    }
                     report.replaced += 1
                 } else {
                     report.restored += 1
@@ -143,6 +147,7 @@ extension KeychainStore {
                         rowAssociatedData: identity.associatedData(for: .secret))
                 }
                 try insert(sealed, in: db)
+                if Self.syncs(item) { try journal(.upsert, uuid: item.persistentReference.uuid, of: item.itemClass, at: Date(), in: db) }
             }
             return report
         }

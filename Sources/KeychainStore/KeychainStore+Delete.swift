@@ -34,6 +34,11 @@ extension KeychainStore {
                 for match in matches { try deleteRow(match.row.rowID, of: match.item.itemClass, in: db) }
             }
             for match in matches {
+                // The delete syncs whether or not a tombstone stays here (kSecUseTombstones
+                // says only whether this keychain keeps one).
+                if Self.syncs(match.item) {
+                    try journal(.tombstone, uuid: match.item.persistentReference.uuid, of: match.item.itemClass, at: now, in: db)
+                }
                 if match.item.synchronizable, !match.item.tombstone, query.useTombstones ?? true {
                     try insert(seal(tombstone(of: match.item, at: now), keys: keys), in: db)
                 }

@@ -37,7 +37,11 @@ extension KeychainStore {
         let criteria = try SearchCriteria(ItemQuery(query, for: .delete), caller: caller)
         try write { db in
             let matches = try search(criteria, in: db, limit: nil, withData: false, keys: OperationKeys(keybag)).requireMatches()
-            for match in matches { try deleteRow(match.row.rowID, of: match.item.itemClass, in: db) }
+            let now = Date()
+            for match in matches {
+                try deleteRow(match.row.rowID, of: match.item.itemClass, in: db)
+                if Self.syncs(match.item) { try journal(.tombstone, uuid: match.item.persistentReference.uuid, of: match.item.itemClass, at: now, in: db) }
+            }
             try deleteRows(of: group, in: db)
         }
     }

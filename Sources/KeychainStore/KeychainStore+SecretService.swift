@@ -146,6 +146,9 @@ extension KeychainStore {
         try write { db in
             try claimPrimaryKey(sealed.identity.primaryKeyToken, of: .genericPassword, excluding: stored.rowID, in: db)
             try replace(rowID: stored.rowID, with: sealed, in: db)
+            if Self.syncs(stored.identity), !Self.syncs(keychainItem) {
+                try journal(.tombstone, uuid: stored.identity.uuid, of: .genericPassword, at: Date(), in: db)
+            }
         }
         return item
     }
@@ -157,7 +160,10 @@ extension KeychainStore {
         let groups = reach.groups
         guard let (stored, _) = try secretServiceRow(id: id, in: groups) else { throw KeychainError.itemNotFound }
         // The trigger on genp removes the row's attribute tokens.
-        try write { db in try deleteRow(stored.rowID, of: .genericPassword, in: db) }
+        try write { db in
+            try deleteRow(stored.rowID, of: .genericPassword, in: db)
+            if Self.syncs(stored.identity) { try journal(.tombstone, uuid: stored.identity.uuid, of: .genericPassword, at: Date(), in: db) }
+        }
     }
 
     // MARK: - Rows

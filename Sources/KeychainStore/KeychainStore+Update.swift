@@ -36,6 +36,7 @@ extension KeychainStore {
                 let sealed = try seal(item, keys: keys, authentication: query.authentication)
                 try claimPrimaryKey(sealed.identity.primaryKeyToken, of: item.itemClass, excluding: match.row.rowID, in: db)
                 try replace(rowID: match.row.rowID, with: sealed, in: db)
+                try journalChange(from: match.item, to: item, at: now, in: db)
                 // A synchronizable item that moved off its primary key leaves a tombstone there.
                 if match.item.synchronizable, sealed.identity.primaryKeyToken != match.row.identity.primaryKeyToken {
                     try insert(seal(tombstone(of: match.item, at: now), keys: keys), in: db)

@@ -72,6 +72,51 @@ enum StoreSchema {
             """,
             "CREATE INDEX genp_collection_agrp ON genp(agrp) WHERE instr(agrp, '/collection/') > 0",
         ]),
+        // Sync between the user's devices (docs/ARCHITECTURE.md, "Sync"). No plaintext
+        // attribute is in any of these tables: records are the enclave's envelopes, keys its
+        // wrapped blobs; a record's id is its item's uuid (lowercase text). Nothing here names
+        // an item table (no foreign key, no trigger): the store queues a change by an explicit
+        // call in the same transaction, so the engine's own applies queue nothing.
+        //   sync_account: the one account this keychain syncs with (absent: sync is off), the
+        //     device's identity blob, the last hybrid logical clock value issued or seen.
+        //   sync_membership: the device circle's chain as this device verified and pinned it.
+        //   sync_zones: each zone's feed cursor and current key ids (zone, class A, class C).
+        //   sync_keys: every sync key's wrapped blob, by id.
+        //   sync_mirror: each record as the server last acknowledged it: the merge base.
+        //   sync_outgoing: local changes waiting to be sent, one row per record, newest wins.
+        //   sync_incoming: records received and not yet applied (class A while locked, or a
+        //     key not yet shared).
+        //   sync_history: values that lost a merge, as sealed envelopes.
+        ("v5 sync engine", [
+            """
+            CREATE TABLE sync_account (id INTEGER PRIMARY KEY CHECK (id = 1), server TEXT NOT NULL,
+              account TEXT NOT NULL, device TEXT NOT NULL, identity BLOB NOT NULL, clock INTEGER NOT NULL,
+              enabled REAL NOT NULL)
+            """,
+            "CREATE TABLE sync_membership (idx INTEGER PRIMARY KEY, entry BLOB NOT NULL)",
+            """
+            CREATE TABLE sync_zones (zone TEXT NOT NULL PRIMARY KEY, cursor INTEGER NOT NULL, zone_key TEXT,
+              class_a_key TEXT, class_c_key TEXT) WITHOUT ROWID
+            """,
+            "CREATE TABLE sync_keys (key TEXT NOT NULL PRIMARY KEY, zone TEXT NOT NULL, role INTEGER NOT NULL, blob BLOB NOT NULL) WITHOUT ROWID",
+            """
+            CREATE TABLE sync_mirror (record TEXT NOT NULL PRIMARY KEY, zone TEXT NOT NULL, type INTEGER NOT NULL,
+              version INTEGER NOT NULL, tombstone INTEGER NOT NULL, body BLOB NOT NULL) WITHOUT ROWID
+            """,
+            """
+            CREATE TABLE sync_outgoing (record TEXT NOT NULL PRIMARY KEY, class TEXT NOT NULL, tombstone INTEGER NOT NULL,
+              clock INTEGER NOT NULL, attempts INTEGER NOT NULL) WITHOUT ROWID
+            """,
+            """
+            CREATE TABLE sync_incoming (record TEXT NOT NULL PRIMARY KEY, zone TEXT NOT NULL, type INTEGER NOT NULL,
+              version INTEGER NOT NULL, tombstone INTEGER NOT NULL, seq INTEGER NOT NULL, body BLOB NOT NULL) WITHOUT ROWID
+            """,
+            """
+            CREATE TABLE sync_history (id INTEGER PRIMARY KEY, record TEXT NOT NULL, version INTEGER NOT NULL,
+              clock INTEGER NOT NULL, writer TEXT NOT NULL, recorded REAL NOT NULL, body BLOB NOT NULL)
+            """,
+            "CREATE INDEX sync_history_record ON sync_history(record)",
+        ]),
     ]
 
     /// The condition of `genp_collection_agrp` (migration v4): a query uses the index only
