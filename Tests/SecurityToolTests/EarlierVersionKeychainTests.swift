@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func everySchemaVersionHasAFixture() {
-        #expect(Self.versions == ["v1", "v2", "v3", "v4"])
+        #expect(Self.versions == ["v1", "v2", "v3", "v4", "v5"])
     }
 
     /// One fixture copied into a fresh home, as its owner's home would be after an upgrade.
@@ -81,6 +81,11 @@ import Testing
             passwords += 1
         }
         #expect(passwords >= 3)
+        // A synchronizable item (v5 on) is found only by a query that asks for one.
+        for line in upgraded.made("genp-sync") {
+            let found = try upgraded.security(["find-generic-password", "--synchronizable", "-a", line[2], "-s", line[3], "-w"])
+            #expect(found.status == 0 && found.stdout == line[4...].joined(separator: " ") + "\n", "\(version) \(line): \(found.stderr)")
+        }
 
         // Every password item of every keychain on the search list, secret included: no
         // more, no fewer than were written.
