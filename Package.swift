@@ -262,7 +262,7 @@ let package = Package(
             name: "KeychainFuzzTargets",
             dependencies: [
                 "KeychainModel", "KeychainCertificates", "KeychainCrypto", "KeychainKeys", "KeychainPKCS12", "KeychainProfiles", "KeychainProtocol",
-                "EnclaveProtocol", "KeyringFiles", "SyncProtocol", "SyncCrypto", "SyncJoin",
+                "EnclaveProtocol", "KeyringFiles", "SyncProtocol", "SyncCrypto", "SyncJoin", "SyncEngine",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -281,6 +281,9 @@ let package = Package(
             name: "SyncJoin",
             dependencies: ["CSodium", "SyncCrypto", "SyncProtocol", "KeychainModel", .product(name: "Crypto", package: "swift-crypto")]
         ),
+        // The engine's pure parts (securityd's side): an item's record plaintext and the
+        // three-way merge.
+        .target(name: "SyncEngine", dependencies: ["KeychainModel", "KeychainCallers", "SyncProtocol"]),
         .target(
             name: "SyncServer",
             dependencies: [
@@ -423,6 +426,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine", "KeychainModel"]),
         .testTarget(
             name: "SyncCryptoTests",
             dependencies: ["SyncCrypto", "SyncJoin", "SyncProtocol", "KeychainModel", .product(name: "Crypto", package: "swift-crypto")]

@@ -9,6 +9,7 @@ import KeychainProfiles
 import KeychainProtocol
 import KeyringFiles
 import SyncCrypto
+import SyncEngine
 import SyncJoin
 import SyncProtocol
 import Crypto
@@ -52,7 +53,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case syncMessage
     /// A sync record's body as a device reads it from the server: the envelope's fields,
     /// then opened with the seed's keys (a mutated seed reaches the signature check, the
-    /// unwrapping and the padding).
+    /// unwrapping and the padding); and an item record's plaintext as the engine reads it
+    /// once opened, then merged with the seed item.
     case syncRecord
     /// The device circle's bytes as a device reads them from the server or a joining peer: a
     /// membership entry (decoded, then checked as a genesis and as the seed chain's next
@@ -129,6 +131,11 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             _ = try? decoder.decode(PairingPost.self, from: input)
             _ = try? decoder.decode(PairingMessages.self, from: input)
         case .syncRecord:
+            if let payload = try? SyncItemPayload(decoding: SecretBytes(input)) {
+                let seed = SyncSeed.item
+                _ = ItemMerge.merge(base: seed, local: seed, remote: payload)
+                _ = ItemMerge.merge(base: nil, local: payload, remote: SyncItemPayload.tombstone(of: seed, seed.itemClass, seed.latestEdit!))
+            }
             guard let envelope = try? SyncRecordEnvelope(decoding: input) else { return }
             let keys = SyncSeed.make()
             _ = try? envelope.open(context: SyncSeed.context, parentKey: { _ in keys.classKey }, writerKey: { _ in keys.signing.publicKey })
@@ -227,12 +234,15 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             return []
         case .syncRecord:
             let keys = SyncSeed.make()
-            return [Data(), Data("a password".utf8), Data(repeating: 7, count: 2000)].compactMap { plaintext in
+            let envelopes = [Data(), Data("a password".utf8), Data(repeating: 7, count: 2000)].compactMap { plaintext in
                 try? SyncRecordEnvelope.seal(
                     SecretBytes(plaintext), context: SyncSeed.context, parent: (SyncIdentifier("class-a")!, keys.classKey),
                     writer: SyncIdentifier("device")!, signingKey: keys.signing
                 ).encoded
             }
+            let item = SyncSeed.item
+            let deleted = SyncItemPayload.tombstone(of: item, item.itemClass, .init(clock: HybridLogicalClock(rawValue: 2 << 16), writer: "other"))
+            return envelopes + [item.encoded, deleted.encoded].map { $0.withUnsafeBytes { Data($0) } }
         case .syncMembership:
             let device = SyncSeed.device
             guard let genesis = try? MembershipRecord.genesis(account: SyncSeed.account, founder: device),
@@ -267,6 +277,17 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
 
 /// Fixed keys for the sync record target, so that seeds open and mutations reach the checks.
 enum SyncSeed {
+    /// An item record's plaintext: a generic password with a secret.
+    static let item: SyncItemPayload = {
+        let stamp = SyncItemPayload.Stamp(clock: HybridLogicalClock(rawValue: 1 << 16), writer: "device")
+        let fields: [String: SyncItemPayload.Field] = [
+            "agrp": .init(.string("com.example.app"), stamp), "pdmn": .init(.string("ak"), stamp), "acct": .init(.string("alice"), stamp),
+            "svce": .init(.string("example.com"), stamp), "labl": .init(.string("Example"), stamp), "icmt": .init(nil, stamp),
+            "cdat": .init(.date(Date(timeIntervalSinceReferenceDate: 800_000_000)), stamp), "gena": .init(.data(Data([0, 1])), stamp),
+        ]
+        return SyncItemPayload(itemClass: .genericPassword, fields: fields, secret: .init(SecretBytes("a password".utf8), stamp))
+    }()
+
     static let context = SyncRecordContext(zone: SyncIdentifier("zone")!, record: SyncIdentifier("record")!, version: 1, type: .item)
     static let shareContext = SyncRecordContext(zone: SyncIdentifier("zone")!, record: SyncIdentifier("share")!, version: 1, type: .keyShare)
     static let account = SyncIdentifier("account")!
