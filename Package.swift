@@ -284,6 +284,9 @@ let package = Package(
         // The engine's pure parts (securityd's side): an item's record plaintext and the
         // three-way merge.
         .target(name: "SyncEngine", dependencies: ["KeychainModel", "KeychainCallers", "SyncProtocol"]),
+        // The engine that drives them over a keychain store, a sealer (the enclave) and a
+        // transport (the server).
+        .target(name: "KeychainSync", dependencies: ["KeychainModel", "KeychainStore", "SyncEngine", "SyncCrypto", "SyncProtocol"]),
         .target(
             name: "SyncServer",
             dependencies: [
@@ -427,6 +430,13 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine", "KeychainModel"]),
+        .testTarget(
+            name: "KeychainSyncTests",
+            dependencies: [
+                "KeychainSync", "KeychainStore", "KeychainModel", "KeychainTestSupport", "SyncServer", "SyncCrypto", "SyncEngine", "SyncProtocol",
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "SyncCryptoTests",
             dependencies: ["SyncCrypto", "SyncJoin", "SyncProtocol", "KeychainModel", .product(name: "Crypto", package: "swift-crypto")]

@@ -85,8 +85,14 @@ extension KeychainStore {
 
     /// The outgoing queue, oldest change first.
     public func pendingSyncChanges(limit: Int) throws -> [SyncPendingChange] {
+        try pendingSyncChanges(limit: limit, record: nil)
+    }
+
+    func pendingSyncChanges(limit: Int, record: String?) throws -> [SyncPendingChange] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT record, class, tombstone, clock, attempts FROM sync_outgoing ORDER BY clock LIMIT ?", arguments: [limit])
+            try Row.fetchAll(
+                db, sql: "SELECT record, class, tombstone, clock, attempts FROM sync_outgoing WHERE ?1 IS NULL OR record = ?1 ORDER BY clock LIMIT ?2",
+                arguments: [record, limit])
                 .map { row in
                     guard let itemClass = ItemClass(rawValue: row["class"]) else {
                         throw KeychainError.decode("the sync queue names an unknown item class")

@@ -1,0 +1,195 @@
+public import FoundationEssentials
+public import KeychainModel
+public import KeychainStore
+import SyncCrypto
+import SyncEngine
+public import SyncProtocol
+
+/// The device's side of sync for one keychain and one zone: pulls what other devices wrote
+/// and merges it in, then sends the queued local changes as one conditional batch (each
+/// write names the version it replaces), pulling and merging again when another device
+/// wrote first (docs/ARCHITECTURE.md, "Sync").
+///
+/// Nothing the server sends is applied unless it opens under its own context, decodes as an
+/// item this device may take, and is newer than the version this device has seen; the local
+/// item is changed only through ``KeychainStore/applySyncRecord(_:uuid:itemClass:mirror:pending:seen:history:)``,
+/// in one transaction with its mirror row. An item the server's listing omits is never
+/// deleted for that: only a deletion record deletes.
+public final class KeychainSyncEngine: Sendable {
+    let store: KeychainStore
+    let sealer: any SyncRecordSealing
+    let transport: any SyncZoneTransport
+    /// This device's id: the writer of its stamps.
+    public let device: SyncIdentifier
+    public let zone: SyncIdentifier
+    let log: @Sendable (String) -> Void
+
+    /// Rounds of pull-and-resend after a refused batch before giving up until the next sync.
+    static let conflictRounds = 5
+
+    public init(
+        store: KeychainStore, sealer: any SyncRecordSealing, transport: any SyncZoneTransport, device: SyncIdentifier, zone: SyncIdentifier,
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) throws {
+        self.store = store
+        self.sealer = sealer
+        self.transport = transport
+        self.device = device
+        self.zone = zone
+        self.log = log
+        try store.addSyncZone(zone.rawValue)
+    }
+
+    /// One round: pull, then send; after a refused batch, pull and send again.
+    @discardableResult
+    public func sync() async throws -> SyncReport {
+        var report = SyncReport()
+        try await pull(into: &report)
+        for _ in 0..<Self.conflictRounds {
+            do {
+                try await push(into: &report)
+                return report
+            } catch let conflict as BatchConflict {
+                log("sync: the server refused a batch (\(conflict.conflicts.count) records changed there first); pulling")
+                try await pull(into: &report)
+            }
+        }
+        return report
+    }
+
+    // MARK: Pull
+
+    func pull(into report: inout SyncReport) async throws {
+        var cursor = try store.syncZones().first { $0.zone == zone.rawValue }?.cursor ?? 0
+        while true {
+            let page = try await transport.changes(zone: zone, after: cursor, limit: SyncLimits.changesPage)
+            for record in page.records {
+                do {
+                    if try receive(record, into: &report) { report.received += 1 }
+                } catch {
+                    report.refused += 1
+                    log("sync: refused record \(record.record) version \(record.version): \(error)")
+                }
+            }
+            guard page.high > cursor else { break }
+            cursor = page.high
+            try store.advanceSyncCursor(zone: zone.rawValue, to: cursor)
+            if !page.more { break }
+        }
+    }
+
+    /// Applies one received record; false when there was nothing to do (a version this
+    /// device has, or a record type the engine does not read yet).
+    func receive(_ record: SyncRecord, into report: inout SyncReport) throws -> Bool {
+        guard record.type == SyncRecordType.item.rawValue else { return false }
+        guard let uuid = UUID(uuidString: record.record.rawValue) else { throw KeychainError.decode("a record id that is not an item's") }
+        let mirror = try store.syncMirror(record.record.rawValue)
+        if let mirror {
+            guard record.version >= mirror.version else { throw KeychainError.decode("a version lower than one this device has seen") }
+            if record.version == mirror.version { return false }
+        }
+        let remote = try open(record.body, record: record.record, version: record.version, tombstone: record.tombstone)
+        let base = try mirror.map { try open($0.body, record: record.record, version: $0.version, tombstone: $0.tombstone) }
+        if let base, base.itemClass != remote.itemClass { throw KeychainError.decode("a record changed its item class") }
+        let newMirror = SyncMirrorRecord(
+            record: record.record.rawValue, zone: zone.rawValue, type: record.type, version: record.version, tombstone: record.tombstone, body: record.body)
+
+        while true {
+            let pending = try store.pendingSyncChange(record.record.rawValue)
+            var merged = remote
+            var history: [SyncHistoryEntry] = []
+            if let pending {
+                let local = ItemMerge.stamp(
+                    try store.syncItem(uuid, of: remote.itemClass), of: remote.itemClass, against: base,
+                    with: .init(clock: pending.clock, writer: device.rawValue))
+                let outcome = ItemMerge.merge(base: base, local: local, remote: remote)
+                merged = outcome.merged
+                if let lost = outcome.lost, let stamp = lost.latestEdit ?? lost.deletion {
+                    report.conflicts += 1
+                    let body = try sealer.seal(
+                        lost.encoded, context: context(record.record, version: record.version, tombstone: false),
+                        protection: lost.protection ?? remote.protection ?? .afterFirstUnlock)
+                    history.append(SyncHistoryEntry(record: record.record.rawValue, version: record.version, clock: stamp.clock, writer: stamp.writer, body: body))
+                }
+            }
+            do {
+                let outcome = try store.applySyncRecord(
+                    merged.isDeleted ? nil : Self.item(merged), uuid: uuid, itemClass: remote.itemClass, mirror: newMirror,
+                    pending: pending?.clock, seen: remote.latestEdit.map { max($0.clock, remote.deletion?.clock ?? $0.clock) } ?? remote.deletion?.clock ?? HybridLogicalClock(rawValue: 0),
+                    history: history)
+                if case .lostCollision = outcome {
+                    // Another item here holds its primary key with a lower uuid: this record
+                    // goes, on every device.
+                    try store.queueSyncDeletion(uuid, of: remote.itemClass)
+                }
+                return true
+            } catch is SyncApplyConflict {
+                continue  // a local write came in while merging: merge again with it
+            }
+        }
+    }
+
+    // MARK: Push
+
+    func push(into report: inout SyncReport) async throws {
+        var writes: [SyncRecord] = []
+        var acknowledgements: [(mirror: SyncMirrorRecord, sent: HybridLogicalClock)] = []
+        for change in try store.pendingSyncChanges(limit: SyncLimits.batchWrites) {
+            guard let uuid = UUID(uuidString: change.record), let record = SyncIdentifier(change.record) else {
+                try store.dropSyncChange(change.record, sent: change.clock)
+                continue
+            }
+            let mirror = try store.syncMirror(change.record)
+            let base = try mirror.map { try open($0.body, record: record, version: $0.version, tombstone: $0.tombstone) }
+            let item: KeychainItem?
+            do {
+                item = try store.syncItem(uuid, of: change.itemClass)
+            } catch let error as KeychainError where error.status == OSStatusCode.interactionNotAllowed {
+                report.waiting += 1  // class A while locked: sent after the next unlock
+                continue
+            }
+            let payload = ItemMerge.stamp(item, of: change.itemClass, against: base, with: .init(clock: change.clock, writer: device.rawValue))
+            if payload == base || (base == nil && payload.isDeleted) {
+                try store.dropSyncChange(change.record, sent: change.clock)  // nothing the server lacks
+                continue
+            }
+            let version = (mirror?.version ?? 0) + 1
+            let body = try sealer.seal(
+                payload.encoded, context: context(record, version: version, tombstone: payload.isDeleted),
+                protection: payload.protection ?? base?.protection ?? .afterFirstUnlock)
+            writes.append(SyncRecord(record: record, type: SyncRecordType.item.rawValue, version: version, tombstone: payload.isDeleted, body: body))
+            acknowledgements.append((
+                SyncMirrorRecord(record: change.record, zone: zone.rawValue, type: SyncRecordType.item.rawValue, version: version, tombstone: payload.isDeleted, body: body),
+                change.clock
+            ))
+        }
+        guard !writes.isEmpty else { return }
+        _ = try await transport.apply(writes, zone: zone)
+        try store.acknowledgeSyncWrites(acknowledgements)
+        report.sent += writes.count
+    }
+
+    /// The sealer, for a test that builds a second engine over the same keychain.
+    public var sealerForTests: any SyncRecordSealing { sealer }
+
+    // MARK: Records
+
+    func context(_ record: SyncIdentifier, version: Int64, tombstone: Bool) -> SyncRecordContext {
+        SyncRecordContext(zone: zone, record: record, version: version, type: .item, tombstone: tombstone)
+    }
+
+    /// Opens and decodes an item record, and checks its tombstone flag says what it holds.
+    func open(_ body: Data, record: SyncIdentifier, version: Int64, tombstone: Bool) throws -> SyncItemPayload {
+        let payload = try SyncItemPayload(decoding: sealer.open(body, context: context(record, version: version, tombstone: tombstone)))
+        guard payload.isDeleted == tombstone else { throw KeychainError.decode("a record's tombstone flag does not match its item") }
+        return payload
+    }
+
+    /// The item a merged payload describes (its uuid and sync flag are the store's to set).
+    static func item(_ payload: SyncItemPayload) -> KeychainItem {
+        KeychainItem(
+            itemClass: payload.itemClass, attributes: payload.attributes, accessGroup: payload.accessGroup ?? "",
+            protection: payload.protection ?? .afterFirstUnlock, synchronizable: true, tombstone: false,
+            persistentReference: PersistentReference(itemClass: payload.itemClass, uuid: UUID()), data: payload.secret?.value)
+    }
+}

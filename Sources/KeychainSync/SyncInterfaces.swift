@@ -1,0 +1,39 @@
+public import FoundationEssentials
+public import KeychainModel
+public import SyncCrypto
+public import SyncProtocol
+
+/// Seals and opens item records for the engine. In securityd it is the enclave, which holds
+/// the sync keys; a test may use ``SyncRecordEnvelope`` with keys of its own (the same format).
+public protocol SyncRecordSealing: Sendable {
+    /// The record's body: `plaintext` sealed for `context` under the class key of `protection`.
+    func seal(_ plaintext: SecretBytes, context: SyncRecordContext, protection: ProtectionClass) throws -> Data
+    /// The plaintext of a body the server returned for `context`; throws for anything that
+    /// does not open there (another record, zone or version, a writer who is not a member).
+    func open(_ body: Data, context: SyncRecordContext) throws -> SecretBytes
+}
+
+/// The server's zone API as the engine calls it: HTTP to trousseau-syncd, or a `SyncStore`
+/// in process (the same calls the server's routes make).
+public protocol SyncZoneTransport: Sendable {
+    /// Applies the writes all together: the feed positions, or ``BatchConflict`` (nothing applied).
+    func apply(_ writes: [SyncRecord], zone: SyncIdentifier) async throws -> [Int64]
+    /// The zone's records written after `after`.
+    func changes(zone: SyncIdentifier, after: Int64, limit: Int) async throws -> ChangesResponse
+}
+
+/// What one round of sync did.
+public struct SyncReport: Sendable, Equatable {
+    /// Records received and applied (merged where this device had changed them too).
+    public var received = 0
+    /// Records received and refused (logged; nothing applied).
+    public var refused = 0
+    /// Local changes the server acknowledged.
+    public var sent = 0
+    /// Merges in which a concurrent value lost (kept in the history).
+    public var conflicts = 0
+    /// Changes that could not be read now (class A while locked) and stay queued.
+    public var waiting = 0
+
+    public init() {}
+}
