@@ -186,6 +186,34 @@ extension KeychainStore {
         try write { db in try db.execute(sql: "UPDATE sync_outgoing SET attempts = attempts + 1 WHERE record = ?", arguments: [record]) }
     }
 
+    /// Keeps a received record that cannot be applied yet (class A while locked) until the
+    /// next sync after an unlock; a newer version of it replaces an older one.
+    public func stashSyncIncoming(_ record: SyncMirrorRecord) throws {
+        try write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO sync_incoming (record, zone, type, version, tombstone, seq, body) VALUES (?, ?, ?, ?, ?, 0, ?)
+                    ON CONFLICT (record) DO UPDATE SET zone = excluded.zone, type = excluded.type, version = excluded.version,
+                      tombstone = excluded.tombstone, body = excluded.body WHERE excluded.version > sync_incoming.version
+                    """,
+                arguments: [record.record, record.zone, record.type, record.version, record.tombstone, record.body])
+        }
+    }
+
+    /// The received records waiting to be applied.
+    public func waitingSyncIncoming() throws -> [SyncMirrorRecord] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT record, zone, type, version, tombstone, body FROM sync_incoming ORDER BY record").map {
+                SyncMirrorRecord(record: $0["record"], zone: $0["zone"], type: $0["type"], version: $0["version"], tombstone: $0["tombstone"], body: $0["body"])
+            }
+        }
+    }
+
+    /// Forgets a waiting record once applied or refused (unless a newer version replaced it).
+    public func removeSyncIncoming(_ record: String, version: Int64) throws {
+        try write { db in try db.execute(sql: "DELETE FROM sync_incoming WHERE record = ? AND version = ?", arguments: [record, version]) }
+    }
+
     /// The history of `record`, oldest first.
     public func syncHistory(_ record: String) throws -> [SyncHistoryEntry] {
         try read { db in

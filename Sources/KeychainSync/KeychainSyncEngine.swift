@@ -60,21 +60,46 @@ public final class KeychainSyncEngine: Sendable {
     // MARK: Pull
 
     func pull(into report: inout SyncReport) async throws {
+        // Records that waited for an unlock first (each still refused if older than the mirror).
+        for waiting in try store.waitingSyncIncoming() where waiting.zone == zone.rawValue {
+            guard let id = SyncIdentifier(waiting.record) else { continue }
+            let record = SyncRecord(record: id, type: waiting.type, version: waiting.version, tombstone: waiting.tombstone, body: waiting.body)
+            if let mirror = try store.syncMirror(waiting.record), mirror.version >= waiting.version {
+                try store.removeSyncIncoming(waiting.record, version: waiting.version)  // a newer one was applied
+                continue
+            }
+            if try take(record, into: &report) { try store.removeSyncIncoming(waiting.record, version: waiting.version) }
+        }
         var cursor = try store.syncZones().first { $0.zone == zone.rawValue }?.cursor ?? 0
         while true {
             let page = try await transport.changes(zone: zone, after: cursor, limit: SyncLimits.changesPage)
             for record in page.records {
-                do {
-                    if try receive(record, into: &report) { report.received += 1 }
-                } catch {
-                    report.refused += 1
-                    log("sync: refused record \(record.record) version \(record.version): \(error)")
-                }
+                guard try !take(record, into: &report) else { continue }
+                try store.stashSyncIncoming(SyncMirrorRecord(
+                    record: record.record.rawValue, zone: zone.rawValue, type: record.type, version: record.version, tombstone: record.tombstone,
+                    body: record.body))
             }
             guard page.high > cursor else { break }
             cursor = page.high
             try store.advanceSyncCursor(zone: zone.rawValue, to: cursor)
             if !page.more { break }
+        }
+    }
+
+    /// Receives one record and counts what happened; false when it must wait for an unlock
+    /// (a class A item while locked), true when it was applied, had nothing new, or was
+    /// refused (logged: the server sent something this device will not take).
+    func take(_ record: SyncRecord, into report: inout SyncReport) throws -> Bool {
+        do {
+            if try receive(record, into: &report) { report.received += 1 }
+            return true
+        } catch let error as KeychainError where error.status == OSStatusCode.interactionNotAllowed {
+            report.waiting += 1
+            return false
+        } catch {
+            report.refused += 1
+            log("sync: refused record \(record.record) version \(record.version): \(error)")
+            return true
         }
     }
 

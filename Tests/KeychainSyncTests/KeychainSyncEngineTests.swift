@@ -122,6 +122,29 @@ import Testing
         }
     }
 
+    @Test func aClassARecordWaitsForTheUnlockAndIsAppliedThen() async throws {
+        try await SyncedDevices.with(count: 2) { devices in
+            let reader = devices[1]
+            let passcode = SecretBytes("1234".utf8)
+            try reader.keychain.keybag.changePasscode(old: nil, new: passcode)
+            try add(devices, 0, account: "when-unlocked", secret: "class A secret", ["pdmn": .string("ak")])
+            try add(devices, 0, account: "after-first-unlock", secret: "class C secret", ["pdmn": .string("ck")])
+            try await devices.sync(0)
+
+            reader.keychain.keybag.lock()
+            let locked = try await reader.engine.sync()
+            #expect(locked.received == 1 && locked.waiting == 1 && locked.refused == 0, "\(locked)")
+            #expect(try devices.items(1) == ["genp | after-first-unlock | svc | - | - | class C secret"])
+            #expect(try reader.store.waitingSyncIncoming().count == 1)
+
+            try reader.keychain.keybag.unlock(passcode: passcode)
+            let unlocked = try await reader.engine.sync()
+            #expect(unlocked.received == 1 && unlocked.waiting == 0, "\(unlocked)")
+            #expect(try devices.items(1) == devices.items(0))
+            #expect(try reader.store.waitingSyncIncoming().isEmpty)
+        }
+    }
+
     /// Random adds, changes and deletes on three devices, some offline, with syncs between;
     /// after healing every device holds the same items (seeded, repeatable).
     @Test(arguments: 0..<20) func randomOperationsConverge(seed: UInt64) async throws {

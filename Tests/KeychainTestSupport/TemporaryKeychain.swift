@@ -12,12 +12,15 @@ public final class TemporaryKeychain: @unchecked Sendable {
     // @unchecked: all stored properties are immutable after init.
     public let home: String
     public let store: KeychainStore
+    /// The store's keybag (to set a passcode, lock and unlock).
+    public let keybag: SoftwareKeybag
     /// The access groups tests act with: "test.group" is the default.
     public let caller = AccessGroups(["test.group", "test.shared"])
 
     public init() throws {
         home = try Self.makeTemporaryDirectory()
-        store = try KeychainStore(directory: home, keybag: SoftwareKeybag(directory: home, deviceKey: FileDeviceKey(directory: home)))
+        keybag = try SoftwareKeybag(directory: home, deviceKey: FileDeviceKey(directory: home))
+        store = try KeychainStore(directory: home, keybag: keybag)
     }
 
     deinit {
