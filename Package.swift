@@ -245,6 +245,7 @@ let package = Package(
             name: "keychain-bench",
             dependencies: [
                 "CSystemd", "Enclave", "KeychainClient", "KeychainModel", "KeychainProtocol", "KeychainSystem", "Security", "SyncCrypto", "SyncProtocol",
+                "KeychainStore", "KeychainSync", "EnclaveBackend", "KeychainCallers",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),

@@ -31,9 +31,11 @@ struct SyncBench {
         var polled: Int
         var pollInterval: Duration
         var floorSamples: Int
+        var engineItems: Int
 
-        static let full = Plan(batches: 2_000, clients: 8, largeBatches: 200, visible: 300, polled: 40, pollInterval: .milliseconds(250), floorSamples: 2_000)
-        static let smoke = Plan(batches: 30, clients: 2, largeBatches: 5, visible: 5, polled: 3, pollInterval: .milliseconds(100), floorSamples: 30)
+        static let full = Plan(
+            batches: 2_000, clients: 8, largeBatches: 200, visible: 300, polled: 40, pollInterval: .milliseconds(250), floorSamples: 2_000, engineItems: 10_000)
+        static let smoke = Plan(batches: 30, clients: 2, largeBatches: 5, visible: 5, polled: 3, pollInterval: .milliseconds(100), floorSamples: 30, engineItems: 150)
     }
 
     let plan: Plan
@@ -137,6 +139,10 @@ struct SyncBench {
             }
         }
         rows.append(row("change visible elsewhere, polling every \(interval)", clients: 1, polled, floor: visibleFloor, floorName: "batch + HTTP round trip"))
+
+        // The engine: a device's queue sent, and a new device's first sync, through this server.
+        let engine = SyncEngineBench(items: plan.engineItems, directory: directory, port: server.port, writerToken: writer, readerToken: reader)
+        rows += try engine.measure(backend: backend, roundTrip: roundTrip, commit: commitFloor)
         for row in rows where row.backend == backend {
             output.line(String(format: "  %@, %d client(s): p50 %.0f µs, p99 %.0f µs, %.0f/s", row.operation, row.clients, row.p50Micros, row.p99Micros, row.opsPerSecond))
         }

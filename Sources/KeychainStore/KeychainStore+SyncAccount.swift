@@ -83,16 +83,20 @@ extension KeychainStore {
         }
     }
 
-    /// The outgoing queue, oldest change first.
-    public func pendingSyncChanges(limit: Int) throws -> [SyncPendingChange] {
-        try pendingSyncChanges(limit: limit, record: nil)
+    /// The outgoing queue, oldest change first: at most `limit` changes made after `after`.
+    public func pendingSyncChanges(after: HybridLogicalClock? = nil, limit: Int) throws -> [SyncPendingChange] {
+        try pendingSyncChanges(after: after, limit: limit, record: nil)
     }
 
-    func pendingSyncChanges(limit: Int, record: String?) throws -> [SyncPendingChange] {
+    func pendingSyncChanges(after: HybridLogicalClock? = nil, limit: Int, record: String?) throws -> [SyncPendingChange] {
         try read { db in
             try Row.fetchAll(
-                db, sql: "SELECT record, class, tombstone, clock, attempts FROM sync_outgoing WHERE ?1 IS NULL OR record = ?1 ORDER BY clock LIMIT ?2",
-                arguments: [record, limit])
+                db,
+                sql: """
+                    SELECT record, class, tombstone, clock, attempts FROM sync_outgoing
+                    WHERE (?1 IS NULL OR record = ?1) AND clock > ?2 ORDER BY clock LIMIT ?3
+                    """,
+                arguments: [record, after?.rawValue ?? Int64.min, limit])
                 .map { row in
                     guard let itemClass = ItemClass(rawValue: row["class"]) else {
                         throw KeychainError.decode("the sync queue names an unknown item class")

@@ -156,10 +156,23 @@ public final class KeychainSyncEngine: Sendable {
 
     // MARK: Push
 
+    /// Sends the whole queue, a batch of at most ``SyncLimits/batchWrites`` at a time.
     func push(into report: inout SyncReport) async throws {
+        var after: HybridLogicalClock?
+        while true {
+            let changes = try store.pendingSyncChanges(after: after, limit: SyncLimits.batchWrites)
+            guard let last = changes.last else { return }
+            try await send(changes, into: &report)
+            if changes.count < SyncLimits.batchWrites { return }
+            after = last.clock
+        }
+    }
+
+    /// Sends one batch: each change stamped against its mirror row and sealed.
+    func send(_ changes: [SyncPendingChange], into report: inout SyncReport) async throws {
         var writes: [SyncRecord] = []
         var acknowledgements: [(mirror: SyncMirrorRecord, sent: HybridLogicalClock)] = []
-        for change in try store.pendingSyncChanges(limit: SyncLimits.batchWrites) {
+        for change in changes {
             guard let uuid = UUID(uuidString: change.record), let record = SyncIdentifier(change.record) else {
                 try store.dropSyncChange(change.record, sent: change.clock)
                 continue

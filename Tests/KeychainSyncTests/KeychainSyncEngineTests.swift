@@ -47,6 +47,20 @@ import Testing
         }
     }
 
+    /// More changes than one batch holds go in one sync, batch after batch (a first version
+    /// sent one batch a round).
+    @Test func aQueueLongerThanABatchIsSentInOneSync() async throws {
+        try await SyncedDevices.with(count: 2) { devices in
+            for index in 0..<250 { try add(devices, 0, account: "account \(index)", secret: "secret \(index)") }
+            try await devices.sync(0)
+            try await devices.sync(1)
+            let totals = devices.totals.withLock { $0 }
+            #expect(totals.sent == 250 && totals.received == 250, "\(totals)")
+            #expect(try devices.items(1).count == 250)
+            #expect(try devices[0].store.pendingSyncChanges(limit: 10).isEmpty)
+        }
+    }
+
     @Test func whatMayNotLeaveADeviceNeverReachesTheServer() async throws {
         try await SyncedDevices.with(count: 2) { devices in
         let caller = devices[0].keychain.caller
