@@ -85,18 +85,19 @@ extension KeychainStore {
 
     /// The outgoing queue, oldest change first: at most `limit` changes made after `after`.
     public func pendingSyncChanges(after: HybridLogicalClock? = nil, limit: Int) throws -> [SyncPendingChange] {
-        try pendingSyncChanges(after: after, limit: limit, record: nil)
+        try pendingSyncChanges(
+            "SELECT record, class, tombstone, clock, attempts FROM sync_outgoing WHERE clock > ? ORDER BY clock LIMIT ?",
+            [after?.rawValue ?? Int64.min, limit])
     }
 
-    func pendingSyncChanges(after: HybridLogicalClock? = nil, limit: Int, record: String?) throws -> [SyncPendingChange] {
+    /// The queued change of `record`, if any.
+    public func pendingSyncChange(_ record: String) throws -> SyncPendingChange? {
+        try pendingSyncChanges("SELECT record, class, tombstone, clock, attempts FROM sync_outgoing WHERE record = ?", [record]).first
+    }
+
+    private func pendingSyncChanges(_ sql: String, _ arguments: StatementArguments) throws -> [SyncPendingChange] {
         try read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT record, class, tombstone, clock, attempts FROM sync_outgoing
-                    WHERE (?1 IS NULL OR record = ?1) AND clock > ?2 ORDER BY clock LIMIT ?3
-                    """,
-                arguments: [record, after?.rawValue ?? Int64.min, limit])
+            try Row.fetchAll(statements.statement(sql, in: db), arguments: arguments)
                 .map { row in
                     guard let itemClass = ItemClass(rawValue: row["class"]) else {
                         throw KeychainError.decode("the sync queue names an unknown item class")

@@ -55,6 +55,9 @@ public enum SyncApplyOutcome: Sendable, Equatable {
     /// Another live item here had the same primary key and a lower uuid: it stays, and the
     /// received item was not stored — the engine queues its deletion.
     case lostCollision(UUID)
+    /// An item here that never leaves the device (ThisDeviceOnly) has the same primary key:
+    /// it stays, and the received item is not stored here (other devices keep it).
+    case keptLocal(UUID)
 }
 
 /// The engine's side of the store: reading items by record, applying what the server sent,
@@ -74,7 +77,7 @@ extension KeychainStore {
     /// The mirror row of `record`.
     public func syncMirror(_ record: String) throws -> SyncMirrorRecord? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT record, zone, type, version, tombstone, body FROM sync_mirror WHERE record = ?", arguments: [record]).map {
+            try Row.fetchOne(statements.statement("SELECT record, zone, type, version, tombstone, body FROM sync_mirror WHERE record = ?", in: db), arguments: [record]).map {
                 SyncMirrorRecord(record: $0["record"], zone: $0["zone"], type: $0["type"], version: $0["version"], tombstone: $0["tombstone"], body: $0["body"])
             }
         }
@@ -116,16 +119,26 @@ extension KeychainStore {
             return try seal(item, keys: keys)
         }
         return try write { db in
-            let queued = try Int64.fetchOne(db, sql: "SELECT clock FROM sync_outgoing WHERE record = ?", arguments: [mirror.record])
+            let queued = try Int64.fetchOne(statements.statement("SELECT clock FROM sync_outgoing WHERE record = ?", in: db), arguments: [mirror.record])
             guard queued == pending?.rawValue else { throw SyncApplyConflict() }
             var outcome = SyncApplyOutcome.applied
             let existing = try liveRow(uuid, of: itemClass, in: db)
             if let sealed {
                 if let holder = try Row.fetchOne(
-                    db, sql: "SELECT \(StoredRow.columns) FROM \(itemClass.rawValue) WHERE pk = ? AND tomb = 0", arguments: [sealed.identity.primaryKeyToken]
+                    statements.statement("SELECT \(StoredRow.columns) FROM \(itemClass.rawValue) WHERE pk = ? AND tomb = 0", in: db),
+                    arguments: [sealed.identity.primaryKeyToken]
                 ).map({ try StoredRow($0, itemClass: itemClass) }), holder.identity.uuid != uuid {
+                    // An item that never leaves this device (ThisDeviceOnly) keeps its place:
+                    // the received one is not stored here, and stays on the other devices.
+                    guard Self.syncs(holder.identity) else {
+                        if let existing { try deleteRow(existing.rowID, of: itemClass, in: db) }
+                        try recordMirror(mirror, in: db)
+                        return .keptLocal(holder.identity.uuid)
+                    }
                     // Two items with one primary key: the lower uuid wins, on every device.
                     if holder.identity.uuid.uuidString.lowercased() < uuid.uuidString.lowercased() {
+                        // An earlier version of the received item kept here goes too.
+                        if let existing { try deleteRow(existing.rowID, of: itemClass, in: db) }
                         try recordMirror(mirror, in: db)
                         return .lostCollision(holder.identity.uuid)
                     }
@@ -148,7 +161,7 @@ extension KeychainStore {
                     sql: "INSERT INTO sync_history (record, version, clock, writer, recorded, body) VALUES (?, ?, ?, ?, ?, ?)",
                     arguments: [entry.record, entry.version, entry.clock.rawValue, entry.writer, entry.recorded.timeIntervalSinceReferenceDate, entry.body])
             }
-            try db.execute(sql: "UPDATE sync_account SET clock = max(clock, ?)", arguments: [seen.rawValue])
+            try statements.statement("UPDATE sync_account SET clock = max(clock, ?)", in: db).execute(arguments: [seen.rawValue])
             return outcome
         }
     }
@@ -159,7 +172,7 @@ extension KeychainStore {
         try write { db in
             for (mirror, sent) in writes {
                 try recordMirror(mirror, in: db)
-                try db.execute(sql: "DELETE FROM sync_outgoing WHERE record = ? AND clock = ?", arguments: [mirror.record, sent.rawValue])
+                try statements.statement("DELETE FROM sync_outgoing WHERE record = ? AND clock = ?", in: db).execute(arguments: [mirror.record, sent.rawValue])
             }
         }
     }
@@ -168,11 +181,6 @@ extension KeychainStore {
     /// ever had it), unless a newer one replaced it meanwhile.
     public func dropSyncChange(_ record: String, sent: HybridLogicalClock) throws {
         try write { db in try db.execute(sql: "DELETE FROM sync_outgoing WHERE record = ? AND clock = ?", arguments: [record, sent.rawValue]) }
-    }
-
-    /// The queued change of `record`, if any.
-    public func pendingSyncChange(_ record: String) throws -> SyncPendingChange? {
-        try pendingSyncChanges(limit: 1, record: record).first
     }
 
     /// Queues the deletion of a record this keychain does not keep (a received item that
@@ -226,18 +234,18 @@ extension KeychainStore {
     }
 
     private func recordMirror(_ mirror: SyncMirrorRecord, in db: Database) throws {
-        try db.execute(
-            sql: """
-                INSERT INTO sync_mirror (record, zone, type, version, tombstone, body) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (record) DO UPDATE SET zone = excluded.zone, type = excluded.type, version = excluded.version,
-                  tombstone = excluded.tombstone, body = excluded.body
-                """,
-            arguments: [mirror.record, mirror.zone, mirror.type, mirror.version, mirror.tombstone, mirror.body])
+        try statements.statement(
+            """
+            INSERT INTO sync_mirror (record, zone, type, version, tombstone, body) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (record) DO UPDATE SET zone = excluded.zone, type = excluded.type, version = excluded.version,
+              tombstone = excluded.tombstone, body = excluded.body
+            """, in: db
+        ).execute(arguments: [mirror.record, mirror.zone, mirror.type, mirror.version, mirror.tombstone, mirror.body])
     }
 
     private func liveRow(_ uuid: UUID, of itemClass: ItemClass, in db: Database) throws -> StoredRow? {
         try Row.fetchOne(
-            db, sql: "SELECT \(StoredRow.columns) FROM \(itemClass.rawValue) WHERE uuid = ? AND tomb = 0", arguments: [uuid.storedBytes]
+            statements.statement("SELECT \(StoredRow.columns) FROM \(itemClass.rawValue) WHERE uuid = ? AND tomb = 0", in: db), arguments: [uuid.storedBytes]
         ).map { try StoredRow($0, itemClass: itemClass) }
     }
 }

@@ -140,8 +140,7 @@ public final class KeychainSyncEngine: Sendable {
             do {
                 let outcome = try store.applySyncRecord(
                     merged.isDeleted ? nil : Self.item(merged), uuid: uuid, itemClass: remote.itemClass, mirror: newMirror,
-                    pending: pending?.clock, seen: remote.latestEdit.map { max($0.clock, remote.deletion?.clock ?? $0.clock) } ?? remote.deletion?.clock ?? HybridLogicalClock(rawValue: 0),
-                    history: history)
+                    pending: pending?.clock, seen: remote.latestClock, history: history)
                 if case .lostCollision = outcome {
                     // Another item here holds its primary key with a lower uuid: this record
                     // goes, on every device.

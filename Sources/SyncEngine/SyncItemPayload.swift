@@ -108,10 +108,16 @@ public struct SyncItemPayload: Sendable, Equatable {
         ([secret?.stamp] + fields.values.map(\.stamp)).compactMap { $0 }.max()
     }
 
-    /// The item's access group; nil in a tombstone.
+    /// The latest clock value of any stamp, the deletion's included: what a device that
+    /// receives the record has seen.
+    public var latestClock: HybridLogicalClock {
+        max(latestEdit?.clock ?? HybridLogicalClock(rawValue: 0), deletion?.clock ?? HybridLogicalClock(rawValue: 0))
+    }
+
+    /// The item's access group; nil when the record holds no fields.
     public var accessGroup: String? { fields[Name.accessGroup]?.value?.stringValue }
 
-    /// The item's protection class; nil in a tombstone.
+    /// The item's protection class; nil when the record holds no fields.
     public var protection: ProtectionClass? { fields[Name.protection]?.value?.stringValue.flatMap(ProtectionClass.init(rawValue:)) }
 
     /// The catalogue attributes with a value.

@@ -159,6 +159,21 @@ import Testing
         }
     }
 
+    /// A ThisDeviceOnly item holding the primary key a received item has stays, and the
+    /// received item stays on its own device (neither is deleted for the other).
+    @Test func aThisDeviceOnlyItemKeepsItsPlace() async throws {
+        try await SyncedDevices.with(count: 2) { devices in
+            _ = try devices[1].store.add(
+                genericPassword(account: "alice", service: "svc", ["sync": .bool(true), "pdmn": .string("aku"), "v_Data": .utf8("device only")]),
+                caller: devices[1].keychain.caller)
+            try add(devices, 0, account: "alice", secret: "synced")
+            try await devices.converge()
+            #expect(try devices.items(1) == ["genp | alice | svc | - | - | device only"])
+            #expect(try devices.items(0) == ["genp | alice | svc | - | - | synced"])
+            #expect(try devices[1].store.pendingSyncChanges(limit: 10).isEmpty, "no deletion queued for the received item")
+        }
+    }
+
     /// Random adds, changes and deletes on three devices, some offline, with syncs between;
     /// after healing every device holds the same items (seeded, repeatable).
     @Test(arguments: 0..<20) func randomOperationsConverge(seed: UInt64) async throws {
