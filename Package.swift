@@ -365,7 +365,7 @@ let package = Package(
         .testTarget(name: "KeychainModelTests", dependencies: ["KeychainModel", "KeychainProtocol", "KeychainSystem"], swiftSettings: testHooks),
         .testTarget(
             name: "KeychainCryptoTests",
-            dependencies: ["KeychainCrypto", "KeychainModel"],
+            dependencies: ["KeychainCrypto", "KeychainModel", "KeychainTestSupport"],
             exclude: ["Vectors/make_vectors.py"],
             swiftSettings: testHooks
         ),
@@ -430,7 +430,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine", "KeychainModel"]),
+        .testTarget(name: "SyncEngineTests", dependencies: ["SyncEngine", "KeychainModel", "KeychainTestSupport"]),
         .testTarget(
             name: "KeychainSyncTests",
             dependencies: [

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import KeychainCrypto
 import KeychainModel
+import KeychainTestSupport
 import Testing
 
 @Suite struct CodecTests {
@@ -89,18 +90,5 @@ import Testing
         #expect(!String(reflecting: secret).contains("do-not-print"))
         #expect(secret.isEqual(to: SecretBytes("do-not-print".utf8)))
         #expect(!secret.isEqual(to: SecretBytes("do-not-prinT".utf8)))
-    }
-}
-
-/// A small seeded generator (SplitMix64) for reproducible random inputs.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import KeychainModel
 import SyncEngine
+import KeychainTestSupport
 import Testing
 
 /// The three-way merge: one side's change is kept, both sides' by the newer stamp with the
@@ -110,18 +111,5 @@ import Testing
         for result in results.dropFirst() {
             #expect(result == results[0], "seed \(seed)")
         }
-    }
-}
-
-/// A small seeded generator (SplitMix64), so a failing seed can be run again.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
