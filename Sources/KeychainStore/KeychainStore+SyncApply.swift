@@ -64,11 +64,12 @@ public enum SyncApplyOutcome: Sendable, Equatable {
 /// and acknowledging what it took. None of these queue a change: the engine's own writes
 /// are not local changes.
 extension KeychainStore {
-    /// The live item whose uuid is `uuid`, secret included (nil: there is none). Throws what
+    /// The item whose uuid is `uuid`, secret included, if it is one sync carries (nil: there
+    /// is none, or it became local or ThisDeviceOnly — for sync it is deleted). Throws what
     /// opening its secret throws (`errSecInteractionNotAllowed` for class A while locked).
     public func syncItem(_ uuid: UUID, of itemClass: ItemClass) throws -> KeychainItem? {
         let keys = OperationKeys(keybag)
-        guard let stored = try read({ db in try liveRow(uuid, of: itemClass, in: db) }) else { return nil }
+        guard let stored = try read({ db in try liveRow(uuid, of: itemClass, in: db) }), Self.syncs(stored.identity) else { return nil }
         var item = try openMetadata(stored, keys: keys)
         (item.data, item.accessControl) = try openSecret(stored)
         return item
@@ -123,6 +124,12 @@ extension KeychainStore {
             guard queued == pending?.rawValue else { throw SyncApplyConflict() }
             var outcome = SyncApplyOutcome.applied
             let existing = try liveRow(uuid, of: itemClass, in: db)
+            if let existing, !Self.syncs(existing.identity) {
+                // The item was made local or ThisDeviceOnly here: it is not overwritten, and
+                // its queued deletion removes it from the other devices.
+                try recordMirror(mirror, in: db)
+                return .keptLocal(uuid)
+            }
             if let sealed {
                 if let holder = try Row.fetchOne(
                     statements.statement("SELECT \(StoredRow.columns) FROM \(itemClass.rawValue) WHERE pk = ? AND tomb = 0", in: db),

@@ -3,6 +3,7 @@ import KeychainModel
 import KeychainStore
 import KeychainSync
 import KeychainTestSupport
+import SyncCrypto
 import SyncProtocol
 import Testing
 
@@ -156,6 +157,40 @@ import Testing
             #expect(unlocked.received == 1 && unlocked.waiting == 0, "\(unlocked)")
             #expect(try devices.items(1) == devices.items(0))
             #expect(try reader.store.waitingSyncIncoming().isEmpty)
+        }
+    }
+
+    /// An item made local (or ThisDeviceOnly) leaves the other devices, and its value from
+    /// then on never reaches the server (a first version sent it, as an upsert).
+    @Test func anItemMadeLocalLeavesTheOthersAndItsValueStaysHere() async throws {
+        try await SyncedDevices.with(count: 2) { devices in
+            try add(devices, 0, account: "alice", secret: "shared secret")
+            try add(devices, 0, account: "bob", secret: "shared too")
+            try await devices.converge()
+            #expect(try devices.items(1).count == 2)
+
+            try update(devices, 0, account: "alice", ["sync": .bool(false), "v_Data": .utf8("now local only")])
+            try update(devices, 0, account: "bob", ["pdmn": .string("aku"), "v_Data": .utf8("now this device only")])
+            // Meanwhile the other device changes alice: its change must not bring her back here as synchronizable.
+            try update(devices, 1, account: "alice", ["labl": .string("Changed elsewhere")])
+            try await devices.converge()
+            // Bob left the other device. Alice was edited there after she left sync here: the
+            // later edit wins there (an edit after a delete), with the value it had — and here
+            // the local alice stays as she is.
+            #expect(try devices.items(1) == ["genp | alice | svc | Changed elsewhere | - | shared secret"])
+            #expect(try devices.items(0) == ["genp | bob | svc | - | - | now this device only"])
+            let local = try devices[0].store.copyMatching(
+                genericPassword(account: "alice", ["r_Data": .bool(true)]), caller: devices[0].keychain.caller)
+            #expect(local == .utf8("now local only"))
+            // The server holds bob's deletion, and neither value they have here now.
+            let records = try await devices[1].transport.changes(zone: SyncedDevices.zone, after: 0, limit: 100).records
+            #expect(records.count == 2 && records.filter(\.tombstone).count == 1, "\(records.map { ($0.version, $0.tombstone) })")
+            for record in records {
+                let plaintext = try devices[1].engine.sealerForTests.open(
+                    record.body, context: SyncRecordContext(zone: SyncedDevices.zone, record: record.record, version: record.version, type: .item, tombstone: record.tombstone))
+                let text = plaintext.withUnsafeBytes { Data($0) }
+                #expect(text.range(of: Data("now".utf8)) == nil, "a value set after the item left sync reached the server")
+            }
         }
     }
 
