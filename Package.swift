@@ -184,7 +184,7 @@ let package = Package(
             dependencies: [
                 "CSystemShims", "CSystemd", "CodeSigning", "KeychainCallers", "SecretService", "KeyringFiles", "KeychainCertificates", "KeychainKeys", "KeychainPKCS12", "KeychainProfiles",
                 "KeychainModel", "KeychainCrypto", "KeychainStore",
-                "KeychainSystem", "KeychainProtocol", "Enclave", "EnclaveProtocol",
+                "KeychainSystem", "KeychainProtocol", "Enclave", "EnclaveProtocol", "KeychainSync", "SyncCrypto", "SyncProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -425,6 +425,8 @@ let package = Package(
             name: "SyncServerTests",
             dependencies: [
                 "SyncServer", "SyncProtocol", "SyncCrypto", "SyncJoin", "KeychainTestSupport", "trousseau-syncd",
+                // The end-to-end tests' devices: each home its own securityd and enclave, driven by `security`.
+                "securityd", "trousseau-enclave", "SecurityTool",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

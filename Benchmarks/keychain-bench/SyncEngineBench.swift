@@ -88,7 +88,7 @@ struct SyncEngineBench {
         let id = SyncIdentifier(name)!
         try store.enableSync(SyncAccountRecord(server: "http://127.0.0.1:\(port)", account: "bench", device: name, identity: Data([1])))
         let engine = try KeychainSyncEngine(
-            store: store, sealer: EngineBenchSealer(device: id, keys: keys), transport: EngineHTTPTransport(port: port, token: token), device: id, zone: zone)
+            store: store, sealer: EngineBenchSealer(device: id, keys: keys), transport: SyncServerClient(server: "http://127.0.0.1:\(port)", credential: SecretBytes(token)), device: id, zone: zone)
         return Device(home: home, store: store, engine: engine)
     }
 }
@@ -116,38 +116,5 @@ struct EngineBenchSealer: SyncRecordSealing {
     func open(_ body: Data, context: SyncRecordContext) throws -> SecretBytes {
         try SyncRecordEnvelope(decoding: body).open(
             context: context, parentKey: { $0 == EngineBenchKeys.classKeyID ? keys.classKey : nil }, writerKey: { keys.signing[$0]?.publicKey })
-    }
-}
-
-/// The zone API over HTTP, as a device calls it (URLSession, async).
-struct EngineHTTPTransport: SyncZoneTransport {
-    let port: Int
-    let token: Data
-
-    func apply(_ writes: [SyncRecord], zone: SyncIdentifier) async throws -> [Int64] {
-        let (status, body) = try await send("POST", "/v1/zones/\(zone)/batch", json: JSONEncoder().encode(BatchRequest(writes: writes)))
-        switch status {
-        case 200: return try JSONDecoder().decode(BatchResponse.self, from: body).seqs
-        case 409: throw try JSONDecoder().decode(BatchConflict.self, from: body)
-        default: throw BenchError("a batch answered HTTP \(status)")
-        }
-    }
-
-    func changes(zone: SyncIdentifier, after: Int64, limit: Int) async throws -> ChangesResponse {
-        let (status, body) = try await send("GET", "/v1/zones/\(zone)/changes?after=\(after)&limit=\(limit)", json: nil)
-        guard status == 200 else { throw BenchError("a feed page answered HTTP \(status)") }
-        return try JSONDecoder().decode(ChangesResponse.self, from: body)
-    }
-
-    private func send(_ method: String, _ path: String, json: Data?) async throws -> (Int, Data) {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)" + path)!)
-        request.httpMethod = method
-        request.setValue("Bearer " + token.base64EncodedString(), forHTTPHeaderField: "Authorization")
-        if let json {
-            request.httpBody = json
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }
 }

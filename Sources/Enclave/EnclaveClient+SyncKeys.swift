@@ -17,6 +17,11 @@ extension EnclaveClient {
         try MembershipRecord(decoding: call(EnclaveCall.SignMembershipRecord(identity: identity.data, record: record.encoded)).bytes)
     }
 
+    /// This device's bearer credential for `account` on the sync server.
+    public func syncCredential(identity: SyncIdentityBlob, account: SyncIdentifier) throws -> SecretBytes {
+        try call(EnclaveCall.SyncCredential(identity: identity.data, account: account)).plaintext
+    }
+
     /// A new zone key or class key.
     public func createSyncKey(role: SyncKeyRole) throws -> SyncKeyBlob {
         try SyncKeyBlob(data: call(EnclaveCall.CreateSyncKey(role: role)).blob)

@@ -264,3 +264,9 @@ extension EnclaveCall.OpenSyncKeyShare: EnclaveHandled {
             share, context: context, identity: SyncIdentityBlob(data: identity), sender: sender, senderKey: senderKey).data)
     }
 }
+
+extension EnclaveCall.SyncCredential: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> EnclaveCall.SyncPlaintext {
+        EnclaveCall.SyncPlaintext(plaintext: try server.keybag.syncCredential(SyncIdentityBlob(data: identity), account: account))
+    }
+}

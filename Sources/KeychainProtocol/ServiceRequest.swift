@@ -53,6 +53,7 @@ public enum ServiceCatalog {
         80: Service.UnlockKeychain.self, 81: Service.LockKeychain.self, 82: Service.KeychainInfo.self, 83: Service.SetKeychainSettings.self,
         84: Service.ChangeKeychainPassword.self, 85: Service.SearchList.self, 86: Service.DefaultKeychain.self, 87: Service.InstallProfile.self,
         88: Service.RemoveProfile.self, 89: Service.CopyProfiles.self, 90: Service.ServeSecretService.self, 91: Service.ImportKeyring.self,
+        92: Service.EnableSync.self, 93: Service.DisableSync.self, 94: Service.SyncNow.self, 95: Service.CopySyncStatus.self,
     ])
 
     /// Every request, by opcode.

@@ -21,6 +21,8 @@ public struct RequestDispatcher: Sendable {
     let scope: DaemonScope
     /// The Secret Service of a user's daemon (nil for the System keychain's).
     let secretService: SecretServiceFrontEnd?
+    /// Sync between the user's devices (a user's keychain only).
+    let sync: SyncService
 
     /// - Parameters:
     ///   - home: the keychain's home, where the local developer root is trusted.
@@ -41,6 +43,7 @@ public struct RequestDispatcher: Sendable {
         self.profiles = ProfileStore(store: store, trustSettings: trustSettings, systemScope: scope != .user)
         self.fileKeychains = FileKeychains(enclave: enclave, directory: home + "/keychains")
         self.searchList = KeychainSearchList(home: home, loginPath: home + "/" + KeychainStore.databaseFileName)
+        self.sync = SyncService(store: store, enclave: enclave, enabledHere: scope == .user)
         if let missing = Self.unservedRequests.first {
             throw KeychainError(status: OSStatusCode.internalComponent, message: "no handler for \(missing)")
         }
@@ -50,6 +53,11 @@ public struct RequestDispatcher: Sendable {
     /// anchors of installed profiles' root payloads.
     func trustEvaluationSettings() -> [TrustSettingsRecord] {
         trustSettings.evaluationSettings() + profiles.anchorSettings()
+    }
+
+    /// Starts syncing in the background, a round every `interval` while sync is on.
+    public func startSync(interval: Duration) {
+        sync.startBackground(interval: interval)
     }
 
     /// The machine is about to sleep: locks the file keychains set to lock on sleep.

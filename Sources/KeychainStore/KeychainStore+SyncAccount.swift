@@ -55,6 +55,15 @@ extension KeychainStore {
     ///
     /// - Throws: `errSecDuplicateItem` when sync is already enabled (nothing changes).
     public func enableSync(_ account: SyncAccountRecord) throws {
+        try enableSync(account, circle: nil)
+    }
+
+    /// Turns sync on with `account` and the circle this device founded or joined — its
+    /// verified membership chain, its sync keys and its zone's current keys — and queues
+    /// every item that may sync, all in one transaction.
+    ///
+    /// - Throws: `errSecDuplicateItem` when sync is already enabled (nothing changes).
+    public func enableSync(_ account: SyncAccountRecord, circle: SyncCircleRows?) throws {
         try write { db in
             guard try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_account") == 0 else {
                 throw KeychainError(status: OSStatusCode.duplicateItem, message: "sync is already enabled for this keychain")
@@ -62,6 +71,7 @@ extension KeychainStore {
             try db.execute(
                 sql: "INSERT INTO sync_account (id, server, account, device, identity, clock, enabled) VALUES (1, ?, ?, ?, ?, ?, ?)",
                 arguments: [account.server, account.account, account.device, account.identity, account.clock.rawValue, account.enabled.timeIntervalSinceReferenceDate])
+            if let circle { try circle.insert(in: db) }
             let now = Date()
             for itemClass in ItemClass.stored {
                 let rows = try Row.fetchAll(

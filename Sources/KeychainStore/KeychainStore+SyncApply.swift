@@ -122,46 +122,9 @@ extension KeychainStore {
         return try write { db in
             let queued = try Int64.fetchOne(statements.statement("SELECT clock FROM sync_outgoing WHERE record = ?", in: db), arguments: [mirror.record])
             guard queued == pending?.rawValue else { throw SyncApplyConflict() }
-            var outcome = SyncApplyOutcome.applied
-            let existing = try liveRow(uuid, of: itemClass, in: db)
-            if let existing, !Self.syncs(existing.identity) {
-                // The item was made local or ThisDeviceOnly here: it is not overwritten, and
-                // its queued deletion removes it from the other devices.
-                try recordMirror(mirror, in: db)
-                return .keptLocal(uuid)
-            }
-            if let sealed {
-                if let holder = try Row.fetchOne(
-                    statements.statement("SELECT \(StoredRow.columns) FROM \(itemClass.rawValue) WHERE pk = ? AND tomb = 0", in: db),
-                    arguments: [sealed.identity.primaryKeyToken]
-                ).map({ try StoredRow($0, itemClass: itemClass) }), holder.identity.uuid != uuid {
-                    // An item that never leaves this device (ThisDeviceOnly) keeps its place:
-                    // the received one is not stored here, and stays on the other devices.
-                    guard Self.syncs(holder.identity) else {
-                        if let existing { try deleteRow(existing.rowID, of: itemClass, in: db) }
-                        try recordMirror(mirror, in: db)
-                        return .keptLocal(holder.identity.uuid)
-                    }
-                    // Two items with one primary key: the lower uuid wins, on every device.
-                    if holder.identity.uuid.uuidString.lowercased() < uuid.uuidString.lowercased() {
-                        // An earlier version of the received item kept here goes too.
-                        if let existing { try deleteRow(existing.rowID, of: itemClass, in: db) }
-                        try recordMirror(mirror, in: db)
-                        return .lostCollision(holder.identity.uuid)
-                    }
-                    try deleteRow(holder.rowID, of: itemClass, in: db)
-                    if Self.syncs(holder.identity) { try journal(.tombstone, uuid: holder.identity.uuid, of: itemClass, at: Date(), in: db) }
-                    outcome = .replacedCollision(holder.identity.uuid)
-                }
-                try claimPrimaryKey(sealed.identity.primaryKeyToken, of: itemClass, excluding: existing?.rowID, in: db)
-                if let existing {
-                    try replace(rowID: existing.rowID, with: sealed, in: db)
-                } else {
-                    try insert(sealed, in: db)
-                }
-            } else if let existing {
-                try deleteRow(existing.rowID, of: itemClass, in: db)
-            }
+            let outcome = try applyReceived(sealed, uuid: uuid, itemClass: itemClass, in: db)
+            // Whatever became of the item, the record was seen: its mirror row, the values
+            // that lost the merge, and the clock moved past the record's.
             try recordMirror(mirror, in: db)
             for entry in history {
                 try db.execute(
@@ -171,6 +134,48 @@ extension KeychainStore {
             try statements.statement("UPDATE sync_account SET clock = max(clock, ?)", in: db).execute(arguments: [seen.rawValue])
             return outcome
         }
+    }
+
+    /// The item side of ``applySyncRecord(_:uuid:itemClass:mirror:pending:seen:history:)``.
+    private func applyReceived(_ sealed: SealedRow?, uuid: UUID, itemClass: ItemClass, in db: Database) throws -> SyncApplyOutcome {
+        var outcome = SyncApplyOutcome.applied
+        let existing = try liveRow(uuid, of: itemClass, in: db)
+        if let existing, !Self.syncs(existing.identity) {
+            // The item was made local or ThisDeviceOnly here: it is not overwritten, and
+            // its queued deletion removes it from the other devices.
+            return .keptLocal(uuid)
+        }
+        if let sealed {
+            if let holder = try Row.fetchOne(
+                statements.statement("SELECT \(StoredRow.columns) FROM \(itemClass.rawValue) WHERE pk = ? AND tomb = 0", in: db),
+                arguments: [sealed.identity.primaryKeyToken]
+            ).map({ try StoredRow($0, itemClass: itemClass) }), holder.identity.uuid != uuid {
+                // An item that never leaves this device (ThisDeviceOnly) keeps its place:
+                // the received one is not stored here, and stays on the other devices.
+                guard Self.syncs(holder.identity) else {
+                    if let existing { try deleteRow(existing.rowID, of: itemClass, in: db) }
+                    return .keptLocal(holder.identity.uuid)
+                }
+                // Two items with one primary key: the lower uuid wins, on every device.
+                if holder.identity.uuid.uuidString.lowercased() < uuid.uuidString.lowercased() {
+                    // An earlier version of the received item kept here goes too.
+                    if let existing { try deleteRow(existing.rowID, of: itemClass, in: db) }
+                    return .lostCollision(holder.identity.uuid)
+                }
+                try deleteRow(holder.rowID, of: itemClass, in: db)
+                if Self.syncs(holder.identity) { try journal(.tombstone, uuid: holder.identity.uuid, of: itemClass, at: Date(), in: db) }
+                outcome = .replacedCollision(holder.identity.uuid)
+            }
+            try claimPrimaryKey(sealed.identity.primaryKeyToken, of: itemClass, excluding: existing?.rowID, in: db)
+            if let existing {
+                try replace(rowID: existing.rowID, with: sealed, in: db)
+            } else {
+                try insert(sealed, in: db)
+            }
+        } else if let existing {
+            try deleteRow(existing.rowID, of: itemClass, in: db)
+        }
+        return outcome
     }
 
     /// Records what the server acknowledged: each write's mirror row, and its queued change

@@ -108,6 +108,17 @@ extension EnclaveCall {
         public var senderKey: Data
     }
 
+    /// This device's credential for `account` on the sync server: 32 bytes derived from the
+    /// identity's secret (HKDF-SHA256), so securityd stores no token and a copy of the
+    /// keychain without the enclave's device key presents none.
+    @WireStruct
+    public struct SyncCredential: EnclaveRequest {
+        public typealias Response = SyncPlaintext
+        public static let mayChangeAvailableKeys = false
+        public var identity: Data
+        public var account: SyncIdentifier
+    }
+
     /// A blob's bytes (``SyncIdentityBlob/data`` or ``SyncKeyBlob/data``).
     @WireStruct
     public struct SyncBlob: WireCodable {

@@ -1,0 +1,74 @@
+public import KeychainModel
+
+// Sync between a user's devices (`security sync …`): turned on and off by the security tool
+// with the user's presence, as iCloud Keychain asks for the password; its state read by the
+// tool. securityd runs the engine; the server's URL is the only thing a caller gives.
+
+extension Service {
+    /// Founds a sync circle on the server at `server` with this device as its first member.
+    @WireStruct
+    public struct EnableSync: ServiceRequest {
+        public typealias Response = SyncStatusReport
+        public static let authorization = Authorization.securityToolWithPresence(operation: "turning on sync")
+        public var server: String
+    }
+
+    /// Stops syncing this keychain: forgets the account, keys and queues; keeps every item.
+    @WireStruct
+    public struct DisableSync: ServiceRequest {
+        public static let authorization = Authorization.securityToolWithPresence(operation: "turning off sync")
+    }
+
+    /// Runs one round of sync now (pull, merge, send) and says what it did.
+    @WireStruct
+    public struct SyncNow: ServiceRequest {
+        public typealias Response = SyncRoundReport
+        public static let authorization = Authorization.securityTool(operation: "syncing")
+    }
+
+    /// Where sync stands for this keychain.
+    @WireStruct
+    public struct CopySyncStatus: ServiceRequest {
+        public typealias Response = SyncStatusReport
+        public static let authorization = Authorization.securityTool(operation: "reading the sync status")
+    }
+}
+
+/// What one round of sync did.
+@WireStruct
+public struct SyncRoundReport: WireCodable, Hashable {
+    public var received: UInt32
+    public var refused: UInt32
+    public var sent: UInt32
+    public var conflicts: UInt32
+    public var waiting: UInt32
+}
+
+/// Where sync stands: off, or the account, this device, the circle's members and the queues.
+@WireStruct
+public struct SyncStatusReport: WireCodable, Hashable {
+    public var enabled: Bool
+    public var server: String
+    public var account: String
+    public var device: String
+    public var zone: String
+    /// The circle's members' device ids, this device among them.
+    public var members: [String]
+    /// Local changes not yet acknowledged by the server.
+    public var pending: UInt32
+    /// Live records as last acknowledged.
+    public var synced: UInt32
+    /// Received records waiting for an unlock.
+    public var waiting: UInt32
+    /// Values that lost a merge, kept in the history.
+    public var history: UInt32
+    /// The last round's end (seconds since 2001), if one ran since securityd started.
+    public var lastSync: Double?
+    /// The last round's failure, if it failed.
+    public var lastError: String?
+
+    /// Sync is off.
+    public static let off = SyncStatusReport(
+        enabled: false, server: "", account: "", device: "", zone: "", members: [], pending: 0, synced: 0, waiting: 0, history: 0, lastSync: nil,
+        lastError: nil)
+}

@@ -1,0 +1,224 @@
+import Dispatch
+import Enclave
+import EnclaveProtocol
+import FoundationEssentials
+import KeychainModel
+import KeychainProtocol
+import KeychainStore
+import KeychainSync
+import KeychainSystem
+import SyncCrypto
+import SyncProtocol
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// securityd's side of sync for its keychain: founds a circle (``enable(server:)``), runs
+/// rounds of the engine (``syncNow()``, and every ``interval`` in the background while the
+/// daemon runs), reports where it stands. One round at a time; each reads the account, the
+/// circle and the keys afresh from the store, so a round never acts on a disabled account.
+final class SyncService: Sendable {
+    let store: KeychainStore
+    let enclave: EnclaveClient
+    /// False for the System keychain's daemon: what syncs is a user's.
+    let enabledHere: Bool
+
+    private struct State {
+        var lastSync: Date?
+        var lastError: String?
+    }
+    private let state = BlockingMutex(State())
+    /// Held for a whole round (or an enable, or a disable): one at a time.
+    private let rounds = BlockingMutex(())
+
+    init(store: KeychainStore, enclave: EnclaveClient, enabledHere: Bool) {
+        self.store = store
+        self.enclave = enclave
+        self.enabledHere = enabledHere
+    }
+
+    // MARK: Enable and disable
+
+    /// Founds a circle on `server`: this device's identity, the chain's genesis, the zone's
+    /// keys (the class keys uploaded under the zone key, for devices that join), the account
+    /// on the server; then sync is on and the first round sends every item that may sync.
+    func enable(server: String) throws -> SyncStatusReport {
+        guard enabledHere else { throw KeychainError(status: OSStatusCode.unimplemented, message: "the System keychain does not sync") }
+        let url = try SyncServerClient.checkedURL(server)
+        try rounds.withLock { _ in
+            guard try store.syncAccount() == nil else {
+                throw KeychainError(status: OSStatusCode.duplicateItem, message: "sync is already on for this keychain (security sync disable first)")
+            }
+            let account = SyncIdentifier.random()
+            let device = SyncIdentifier.random()
+            let zone = SyncIdentifier.random()
+            let identity = try enclave.createSyncIdentity(device: device)
+            let genesis = try enclave.signMembershipRecord(
+                MembershipRecord.unsigned(
+                    account: account, index: 0, previous: MembershipRecord.genesisPrevious, operation: .genesis(identity.publicKeys), signer: device),
+                as: identity)
+            _ = try Self.membership([genesis.encoded])
+            let zoneKey = try enclave.createSyncKey(role: .zone)
+            let classKeys = [try enclave.createSyncKey(role: .classA), try enclave.createSyncKey(role: .classC)]
+            let keyRecords = try classKeys.map { key in
+                let context = SyncRecordContext(zone: zone, record: key.keyID, version: 1, type: .classKey)
+                return SyncRecord(
+                    record: key.keyID, type: SyncRecordType.classKey.rawValue, version: 1,
+                    body: try enclave.sealSyncKey(key, context: context, parent: zoneKey, identity: identity))
+            }
+            let client = try SyncServerClient(server: url.absoluteString, credential: try enclave.syncCredential(identity: identity, account: account))
+            try Self.blocking {
+                try await client.registerAccount(account, device: device)
+                try await client.appendMembership(MembershipEntry(index: 0, entry: genesis.encoded))
+                _ = try await client.apply(keyRecords, zone: zone)
+            }
+            let rows = ([zoneKey] + classKeys).map { SyncKeyRow(key: $0.keyID.rawValue, zone: zone.rawValue, role: Int($0.role.rawValue), blob: $0.data) }
+            try store.enableSync(
+                SyncAccountRecord(server: url.absoluteString, account: account.rawValue, device: device.rawValue, identity: identity.data),
+                circle: SyncCircleRows(
+                    membership: [genesis.encoded], keys: rows,
+                    zone: SyncZoneKeys(zone: zone.rawValue, zoneKey: zoneKey.keyID.rawValue, classA: classKeys[0].keyID.rawValue, classC: classKeys[1].keyID.rawValue)))
+            DaemonLog.write("sync: founded a circle on \(url.host ?? "the server") as device \(device)")
+        }
+        _ = try? syncNow()
+        return try status()
+    }
+
+    /// Turns sync off: forgets the account and its state; every item stays.
+    func disable() throws {
+        try rounds.withLock { _ in
+            guard try store.syncAccount() != nil else { throw KeychainError(status: OSStatusCode.itemNotFound, message: "sync is not on for this keychain") }
+            try store.disableSync()
+            state.withLock {
+                $0.lastSync = nil
+                $0.lastError = nil
+            }
+            DaemonLog.write("sync: turned off")
+        }
+    }
+
+    // MARK: Rounds
+
+    /// One round now: pull, merge, send.
+    ///
+    /// - Throws: `errSecItemNotFound` when sync is off; the server's or the network's failure
+    ///   (also kept for ``status()``).
+    @discardableResult
+    func syncNow() throws -> SyncReport {
+        try rounds.withLock { _ in
+            guard let circle = try circle() else { throw KeychainError(status: OSStatusCode.itemNotFound, message: "sync is not on for this keychain") }
+            do {
+                let engine = try KeychainSyncEngine(
+                    store: store, sealer: circle.sealer, transport: circle.client, device: circle.device, zone: circle.zone,
+                    log: { DaemonLog.write($0) })
+                let report = try Self.blocking { try await engine.sync() }
+                state.withLock {
+                    $0.lastSync = Date()
+                    $0.lastError = nil
+                }
+                if report != SyncReport() {
+                    DaemonLog.write(
+                        "sync: received \(report.received), sent \(report.sent), merged \(report.conflicts) conflict(s), refused \(report.refused), \(report.waiting) waiting")
+                }
+                return report
+            } catch {
+                let message = (error as? KeychainError)?.message ?? "\(type(of: error))"
+                state.withLock {
+                    $0.lastSync = Date()
+                    $0.lastError = message
+                }
+                DaemonLog.write("sync: a round failed: \(message)")
+                throw error
+            }
+        }
+    }
+
+    /// Runs a round every `interval` while the daemon runs (nothing while sync is off), on a
+    /// thread of its own.
+    func startBackground(interval: Duration) {
+        _ = ThreadLauncher.detach { [self] in
+            while true {
+                sleep(UInt32(clamping: max(interval.components.seconds, 1)))
+                guard (try? store.syncAccount()) != nil else { continue }
+                _ = try? syncNow()
+            }
+        }
+    }
+
+    // MARK: Status
+
+    func status() throws -> SyncStatusReport {
+        guard let account = try store.syncAccount() else { return .off }
+        let zone = try store.syncZones().first?.zone ?? ""
+        let members = try Self.membership(store.syncMembership()).members.keys.map(\.rawValue).sorted()
+        let counts = try store.syncCounts()
+        let last = state.withLock { ($0.lastSync, $0.lastError) }
+        return SyncStatusReport(
+            enabled: true, server: account.server, account: account.account, device: account.device, zone: zone, members: members,
+            pending: UInt32(clamping: counts.pending), synced: UInt32(clamping: counts.mirrored), waiting: UInt32(clamping: counts.waiting),
+            history: UInt32(clamping: counts.history), lastSync: last.0?.timeIntervalSinceReferenceDate, lastError: last.1)
+    }
+
+    // MARK: The circle as stored
+
+    private struct Circle {
+        var device: SyncIdentifier
+        var zone: SyncIdentifier
+        var sealer: EnclaveSyncSealer
+        var client: SyncServerClient
+    }
+
+    /// The account, its verified chain and its keys, as this device keeps them; nil when sync is off.
+    private func circle() throws -> Circle? {
+        guard let account = try store.syncAccount() else { return nil }
+        guard let device = SyncIdentifier(account.device), let accountID = SyncIdentifier(account.account),
+            let zoneRow = try store.syncZones().first, let zone = SyncIdentifier(zoneRow.zone), let current = try store.syncZoneKeys(zoneRow.zone),
+            let classA = SyncIdentifier(current.classA), let classC = SyncIdentifier(current.classC)
+        else { throw KeychainError.decode("this keychain's sync state is damaged") }
+        let identity = try SyncIdentityBlob(data: account.identity)
+        let membership = try Self.membership(store.syncMembership())
+        guard membership.account == accountID, membership.members[device] != nil else {
+            throw KeychainError.decode("this device is not a member of its sync circle")
+        }
+        var keys: [SyncIdentifier: SyncKeyBlob] = [:]
+        for row in try store.syncKeys(zone: zoneRow.zone) {
+            let blob = try SyncKeyBlob(data: row.blob)
+            keys[blob.keyID] = blob
+        }
+        let client = try SyncServerClient(server: account.server, credential: try enclave.syncCredential(identity: identity, account: accountID))
+        let sealer = EnclaveSyncSealer(enclave: enclave, identity: identity, keys: keys, classA: classA, classC: classC, members: membership.members)
+        return Circle(device: device, zone: zone, sealer: sealer, client: client)
+    }
+
+    /// The pinned chain, verified again from its genesis.
+    private static func membership(_ entries: [Data]) throws -> MembershipState {
+        do {
+            let records = try entries.map { try MembershipRecord(decoding: $0) }
+            guard let first = records.first else { throw KeychainError.decode("this keychain's membership chain is empty") }
+            var state = try MembershipState(genesis: first)
+            try state.extend(with: Array(records.dropFirst()))
+            return state
+        } catch let error as SyncCryptoError {
+            throw KeychainError.decode(error.description)
+        }
+    }
+
+    /// Runs `body` on the concurrency pool and waits for it on this thread (a request's or
+    /// the timer's, never a pool thread).
+    private static func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let result = BlockingMutex<Result<T, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            do {
+                let value = try await body()
+                result.withLock { $0 = .success(value) }
+            } catch {
+                result.withLock { $0 = .failure(error) }
+            }
+            done.signal()
+        }
+        done.wait()
+        return try result.withLock { $0! }.get()
+    }
+}

@@ -1,0 +1,119 @@
+public import FoundationEssentials
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+public import KeychainModel
+public import SyncProtocol
+
+/// trousseau-syncd's HTTP API as a device calls it (`/v1/...`, JSON bodies of
+/// `SyncProtocol`), with the device's bearer credential. Answers are bounded and decoded
+/// strictly; a failure is a ``KeychainError`` that names the server's own message, never
+/// a body's bytes.
+public struct SyncServerClient: SyncZoneTransport {
+    public let server: URL
+    let credential: SecretBytes
+
+    /// The longest answer read (a feed page of the largest records, with room).
+    static let maximumAnswer = 64 << 20
+
+    /// - Throws: `errSecParam` for a URL that is not `https://`, or `http://` to a loopback
+    ///   host, or that carries a user name, password, query or fragment.
+    public init(server: String, credential: SecretBytes) throws {
+        self.server = try Self.checkedURL(server)
+        self.credential = credential
+    }
+
+    /// The server URL as sync keeps it, checked (see ``init(server:credential:)``).
+    public static func checkedURL(_ text: String) throws -> URL {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(), let host = components.host, !host.isEmpty else {
+            throw KeychainError.param("the sync server is a URL such as https://sync.example.org")
+        }
+        guard components.user == nil, components.password == nil else {
+            throw KeychainError.param("the sync server's URL must not carry a user name or password: devices sign in with their own credential")
+        }
+        guard components.query == nil, components.fragment == nil else { throw KeychainError.param("the sync server's URL takes no query or fragment") }
+        let loopback = host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        guard scheme == "https" || (scheme == "http" && loopback) else {
+            throw KeychainError.param("the sync server must be https:// (plain http:// only on this machine's loopback)")
+        }
+        var trimmed = text
+        while trimmed.hasSuffix("/") { trimmed.removeLast() }
+        guard let url = URL(string: trimmed) else { throw KeychainError.param("the sync server is a URL such as https://sync.example.org") }
+        return url
+    }
+
+    // MARK: Accounts and the circle
+
+    /// Opens an account whose first device is `device` with this client's credential.
+    public func registerAccount(_ account: SyncIdentifier, device: SyncIdentifier) async throws {
+        let body = RegisterAccountRequest(account: account, device: device, token: credential.withUnsafeBytes { Data($0) })
+        _ = try await send("POST", "/v1/accounts", body: body, expecting: [201])
+    }
+
+    /// Registers another device's credential in this device's account.
+    public func registerDevice(_ device: SyncIdentifier, token: Data) async throws {
+        _ = try await send("POST", "/v1/devices", body: RegisterDeviceRequest(device: device, token: token), expecting: [201])
+    }
+
+    /// The account's membership entries after `after` (-1: all).
+    public func membership(after: Int64) async throws -> [MembershipEntry] {
+        try decode(MembershipResponse.self, try await send("GET", "/v1/membership?after=\(after)", body: nil as Data?, expecting: [200]).body).entries
+    }
+
+    /// Appends a membership entry at its index (the chain's length on the server).
+    public func appendMembership(_ entry: MembershipEntry) async throws {
+        _ = try await send("POST", "/v1/membership", body: entry, expecting: [201])
+    }
+
+    // MARK: SyncZoneTransport
+
+    public func apply(_ writes: [SyncRecord], zone: SyncIdentifier) async throws -> [Int64] {
+        let answer = try await send("POST", "/v1/zones/\(zone)/batch", body: BatchRequest(writes: writes), expecting: [200, 409])
+        if answer.status == 409 { throw try decode(BatchConflict.self, answer.body) }
+        return try decode(BatchResponse.self, answer.body).seqs
+    }
+
+    public func changes(zone: SyncIdentifier, after: Int64, limit: Int) async throws -> ChangesResponse {
+        try decode(ChangesResponse.self, try await send("GET", "/v1/zones/\(zone)/changes?after=\(after)&limit=\(limit)", body: nil as Data?, expecting: [200]).body)
+    }
+
+    // MARK: HTTP
+
+    private func send<Body: Encodable>(_ method: String, _ path: String, body: Body?, expecting: Set<Int>) async throws -> (status: Int, body: Data) {
+        guard let url = URL(string: server.absoluteString + path) else { throw KeychainError.param("not a sync server path: \(path)") }
+        var request = URLRequest(url: url, timeoutInterval: 30)
+        request.httpMethod = method
+        request.setValue("Bearer " + credential.withUnsafeBytes { Data($0) }.base64EncodedString(), forHTTPHeaderField: "Authorization")
+        if let body {
+            request.httpBody = try JSONEncoder().encode(body)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await URLSession.shared.data(for: request)
+        } catch {
+            throw KeychainError(status: OSStatusCode.notAvailable, message: "the sync server \(server.host ?? "") cannot be reached (\(method) \(Self.route(path)))")
+        }
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard data.count <= Self.maximumAnswer else { throw KeychainError.decode("the sync server's answer is too long") }
+        guard expecting.contains(status) else {
+            let message = (try? JSONDecoder().decode(SyncErrorBody.self, from: data)).map { String($0.message.prefix(300)) } ?? "HTTP \(status)"
+            let code = status == 401 || status == 403 ? OSStatusCode.authFailed : OSStatusCode.io
+            throw KeychainError(status: code, message: "the sync server refused \(method) \(Self.route(path)): \(message)")
+        }
+        return (status, data)
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ body: Data) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: body)
+        } catch {
+            throw KeychainError.decode("the sync server's answer is not a \(type)")
+        }
+    }
+
+    /// A path without its query, for messages.
+    private static func route(_ path: String) -> String { String(path.prefix { $0 != "?" }) }
+}

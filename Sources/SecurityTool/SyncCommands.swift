@@ -1,0 +1,81 @@
+import FoundationEssentials
+import KeychainModel
+import KeychainProtocol
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `security sync …` (Trousseau's; macOS has no command for iCloud Keychain): turns sync
+/// with the user's other devices on and off, runs a round, says where it stands.
+enum SyncCommands {
+    static let usage = """
+        enable --server URL | status | devices | now | disable
+            enable   Found a sync circle on the trousseau-syncd server at URL with this device as its
+                     first member (https://, or http:// to this machine's loopback); then send every
+                     synchronizable item. With a keychain password set, that is needed.
+            status   Say whether sync is on, with which server and account, this device's id, the
+                     circle's devices, changes waiting to be sent, and the last round's outcome.
+            devices  List the circle's devices, this one marked with *.
+            now      Run a round now (receive, merge, send) and say what it did; securityd also
+                     runs one every minute while it runs.
+            disable  Stop syncing: forget the account, the keys and the queues; every item stays.
+        Items sync when they are synchronizable (kSecAttrSynchronizable, or --synchronizable on
+        add-generic-password and add-internet-password) and not ThisDeviceOnly.
+        """
+
+    static func sync(_ arguments: [String], _ session: ToolSession) -> Int32 {
+        guard arguments.count >= 2, let parsed = try? OptionParser("h", longOptions: ["server": true]).parse(arguments.dropFirst(2)) else {
+            return ToolCommand.showUsage
+        }
+        let server = parsed.options.last { $0.name == "server" }?.value
+        guard parsed.operands.isEmpty, server == nil || arguments[1] == "enable" else { return ToolCommand.showUsage }
+        do {
+            switch arguments[1] {
+            case "enable":
+                guard let server else { return ToolCommand.showUsage }
+                ToolOutput.print(describe(try session.call(Service.EnableSync(server: server), purpose: "turn on sync")))
+            case "status":
+                ToolOutput.print(describe(try session.call(Service.CopySyncStatus())))
+            case "devices":
+                let status = try session.call(Service.CopySyncStatus())
+                guard status.enabled else { throw KeychainError(status: OSStatusCode.itemNotFound, message: "sync is not on for this keychain") }
+                ToolOutput.print(status.members.map { ($0 == status.device ? "* " : "  ") + $0 + "\n" }.joined())
+            case "now":
+                let report = try session.call(Service.SyncNow())
+                ToolOutput.print(
+                    "received \(report.received), sent \(report.sent), merged \(report.conflicts) conflict(s), refused \(report.refused), waiting for unlock \(report.waiting)\n")
+            case "disable":
+                try session.call(Service.DisableSync(), purpose: "turn off sync")
+                ToolOutput.print("sync is off; every item stays in this keychain\n")
+            default:
+                return ToolCommand.showUsage
+            }
+            return 0
+        } catch {
+            // Sync has no Apple words of its own: why it failed (a refused URL, the server
+            // unreachable) is said after them, as the tool says why there is no keychain.
+            let failure = KeychainError.from(error)
+            let status = ToolOutput.failure("sync \(arguments[1])", failure)
+            if failure.status != .notAvailable, !failure.message.isEmpty, getenv("TROUSSEAU_DEBUG") == nil { ToolOutput.report(failure.message) }
+            return status
+        }
+    }
+
+    /// `status`'s lines.
+    static func describe(_ status: SyncStatusReport) -> String {
+        guard status.enabled else { return "sync: off\n" }
+        var lines = [
+            "sync: on", "server: \(status.server)", "account: \(status.account)", "this device: \(status.device)", "zone: \(status.zone)",
+            "devices: \(status.members.count)", "pending: \(status.pending)", "synced: \(status.synced)", "waiting for unlock: \(status.waiting)",
+            "history: \(status.history)",
+        ]
+        if let last = status.lastSync {
+            let when = Date(timeIntervalSinceReferenceDate: last).formatted(.iso8601)
+            lines.append("last sync: \(when) " + (status.lastError.map { "failed: \($0)" } ?? "ok"))
+        } else {
+            lines.append("last sync: none since securityd started")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

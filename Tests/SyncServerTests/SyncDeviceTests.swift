@@ -1,0 +1,97 @@
+import Foundation
+import KeychainTestSupport
+import Testing
+
+/// A device syncing through a real trousseau-syncd: its own home, securityd and enclave,
+/// driven by the `security` tool as a user would.
+@Suite final class SyncDeviceTests {
+    let directory: String
+    let home: String
+
+    init() throws {
+        directory = try TemporaryKeychain.makeTemporaryDirectory()
+        home = directory + "/device-a"
+    }
+
+    deinit {
+        DaemonControl.stop(home: home)
+        try? FileManagerLite.removeTree(directory)
+    }
+
+    func security(_ arguments: String...) throws -> CommandResult {
+        try CommandRunner.run("security", arguments, environment: ["KEYCHAIN_HOME": home, "TROUSSEAU_SECURITYD_LOG": directory + "/securityd.log"])
+    }
+
+    /// The server's files (the database and its write-ahead log) as one blob of bytes.
+    func serverBytes(_ database: String) -> Data {
+        [database, database + "-wal"].compactMap { FileManager.default.contents(atPath: $0) }.reduce(Data(), +)
+    }
+
+    @Test func aDeviceFoundsACircleAndSendsOnlyCiphertext() throws {
+        let database = directory + "/server.sqlite"
+        let server = try SyncDaemonProcess(["--database", database, "--open-registration"], log: directory + "/syncd.log")
+        let url = "http://127.0.0.1:\(server.port)"
+        #expect(try security("sync", "status").stdout == "sync: off\n")
+
+        #expect(try security("add-generic-password", "-a", "local-account", "-s", "local.example", "-w", "stays-on-this-device").status == 0)
+        #expect(try security("add-generic-password", "--synchronizable", "-a", "alice", "-s", "mail.example", "-l", "Alice's mail", "-w", "correct horse").status == 0)
+
+        let enabled = try security("sync", "enable", "--server", url)
+        #expect(enabled.status == 0, "\(enabled.stderr) \(server.logText)")
+        let lines = Set(enabled.stdout.split(separator: "\n").map(String.init))
+        #expect(lines.contains("sync: on") && lines.contains("server: \(url)") && lines.contains("devices: 1"))
+        #expect(lines.contains("pending: 0") && lines.contains("synced: 1"), "the first round sent the one synchronizable item: \(enabled.stdout)")
+        #expect(lines.contains { $0.hasPrefix("last sync: ") && $0.hasSuffix(" ok") })
+
+        // A change and a deletion each go out in the next round.
+        #expect(try security("add-generic-password", "-U", "--synchronizable", "-a", "alice", "-s", "mail.example", "-w", "battery staple").status == 0)
+        #expect(try security("sync", "status").stdout.contains("pending: 1\n"))
+        #expect(try security("sync", "now").stdout == "received 0, sent 1, merged 0 conflict(s), refused 0, waiting for unlock 0\n")
+        #expect(try security("add-generic-password", "--synchronizable", "-a", "bob", "-s", "mail.example", "-w", "tr0ub4dor").status == 0)
+        #expect(try security("delete-generic-password", "--synchronizable", "-a", "bob", "-s", "mail.example").status == 0)
+        let round = try security("sync", "now")
+        #expect(round.status == 0, "\(round.stderr)")
+        #expect(try security("sync", "status").stdout.contains("pending: 0\n"))
+
+        // The server holds ciphertext only: no account, service, label or secret of any item.
+        server.stop()
+        let bytes = serverBytes(database)
+        #expect(bytes.count > 0)
+        for plaintext in ["alice", "bob", "mail.example", "Alice's mail", "correct horse", "battery staple", "tr0ub4dor", "local-account", "local.example", "stays-on-this-device"] {
+            #expect(bytes.range(of: Data(plaintext.utf8)) == nil, "the server's database holds \(plaintext)")
+        }
+
+        // The server gone: a round fails with the reason, and status says so.
+        let unreachable = try security("sync", "now")
+        #expect(unreachable.status != 0)
+        #expect(unreachable.stderr.contains("cannot be reached"), "\(unreachable.stderr)")
+        #expect(try security("sync", "status").stdout.contains("failed: the sync server 127.0.0.1 cannot be reached"))
+
+        // Off again: every item stays, the synchronizable one still found as one.
+        #expect(try security("sync", "disable").status == 0)
+        #expect(try security("sync", "status").stdout == "sync: off\n")
+        #expect(try security("find-generic-password", "--synchronizable", "-a", "alice", "-s", "mail.example", "-w").stdout == "battery staple\n")
+        #expect(try security("find-generic-password", "-a", "local-account", "-w").stdout == "stays-on-this-device\n")
+    }
+
+    @Test func enablingRefusesWhatIsNotASyncServer() throws {
+        for (server, words) in [
+            ("http://sync.example.org", "plain http:// only on this machine's loopback"),
+            ("https://user:secret@sync.example.org", "must not carry a user name or password"),
+            ("sync.example.org", "a URL such as"),
+            ("https://sync.example.org/?token=1", "takes no query"),
+        ] {
+            let refused = try security("sync", "enable", "--server", server)
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains(words), "\(server): \(refused.stderr)")
+            #expect(!refused.stderr.contains("secret"), "the refusal repeats no credential")
+        }
+        #expect(try security("sync", "status").stdout == "sync: off\n")
+        let database = directory + "/server.sqlite"
+        let server = try SyncDaemonProcess(["--database", database, "--open-registration"], log: directory + "/syncd.log")
+        #expect(try security("sync", "enable", "--server", "http://127.0.0.1:\(server.port)").status == 0)
+        let again = try security("sync", "enable", "--server", "http://127.0.0.1:\(server.port)")
+        #expect(again.status != 0)
+        #expect(again.stderr.contains("sync is already on"), "\(again.stderr)")
+    }
+}
