@@ -17,9 +17,9 @@ extension EnclaveClient {
         try MembershipRecord(decoding: call(EnclaveCall.SignMembershipRecord(identity: identity.data, record: record.encoded)).bytes)
     }
 
-    /// This device's bearer credential for `account` on the sync server.
-    public func syncCredential(identity: SyncIdentityBlob, account: SyncIdentifier) throws -> SecretBytes {
-        try call(EnclaveCall.SyncCredential(identity: identity.data, account: account)).plaintext
+    /// This device's bearer credential on the sync server.
+    public func syncCredential(identity: SyncIdentityBlob) throws -> SecretBytes {
+        try call(EnclaveCall.SyncCredential(identity: identity.data)).plaintext
     }
 
     /// A new zone key or class key.

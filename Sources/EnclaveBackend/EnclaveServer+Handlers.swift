@@ -267,6 +267,6 @@ extension EnclaveCall.OpenSyncKeyShare: EnclaveHandled {
 
 extension EnclaveCall.SyncCredential: EnclaveHandled {
     func handle(in server: EnclaveServer) throws -> EnclaveCall.SyncPlaintext {
-        EnclaveCall.SyncPlaintext(plaintext: try server.keybag.syncCredential(SyncIdentityBlob(data: identity), account: account))
+        EnclaveCall.SyncPlaintext(plaintext: try server.keybag.syncCredential(SyncIdentityBlob(data: identity)))
     }
 }

@@ -36,13 +36,13 @@ extension SoftwareKeybag {
         return try entry.signed(with: try signingKey(identity)).encoded
     }
 
-    /// The identity's credential for `account` on the sync server (a bearer token the server
-    /// keeps as SHA-256): HKDF-SHA256 of the identity's secret, apart from its keys' seeds.
-    public func syncCredential(_ identity: SyncIdentityBlob, account: SyncIdentifier) throws -> SecretBytes {
+    /// The identity's credential on the sync server (a bearer token the server keeps as
+    /// SHA-256): HKDF-SHA256 of the identity's secret, apart from its keys' seeds.
+    public func syncCredential(_ identity: SyncIdentityBlob) throws -> SecretBytes {
         let secret = try identitySecret(identity)
         return secret.secretBytes.withUnsafeBytes { bytes in
             HKDF<SHA256>.deriveKey(
-                inputKeyMaterial: SymmetricKey(data: bytes), info: Data("trousseau sync credential \(account.rawValue)".utf8), outputByteCount: 32
+                inputKeyMaterial: SymmetricKey(data: bytes), info: Data("trousseau sync credential".utf8), outputByteCount: 32
             ).withUnsafeBytes { SecretBytes($0) }
         }
     }

@@ -24,13 +24,18 @@ final class SyncService: Sendable {
     /// False for the System keychain's daemon: what syncs is a user's.
     let enabledHere: Bool
 
-    private struct State {
+    struct State {
         var lastSync: Date?
         var lastError: String?
+        /// Pairings this device opened, by nameplate.
+        var pairings: [Int64: PairingSession] = [:]
     }
-    private let state = BlockingMutex(State())
+    let state = BlockingMutex(State())
     /// Held for a whole round (or an enable, or a disable): one at a time.
-    private let rounds = BlockingMutex(())
+    let rounds = BlockingMutex(())
+
+    /// The zone every item record lives in (one view, as CKKS's "keychain" zone).
+    static let zone = SyncIdentifier("keychain")!
 
     init(store: KeychainStore, enclave: EnclaveClient, enabledHere: Bool) {
         self.store = store
@@ -52,7 +57,7 @@ final class SyncService: Sendable {
             }
             let account = SyncIdentifier.random()
             let device = SyncIdentifier.random()
-            let zone = SyncIdentifier.random()
+            let zone = Self.zone
             let identity = try enclave.createSyncIdentity(device: device)
             let genesis = try enclave.signMembershipRecord(
                 MembershipRecord.unsigned(
@@ -67,7 +72,7 @@ final class SyncService: Sendable {
                     record: key.keyID, type: SyncRecordType.classKey.rawValue, version: 1,
                     body: try enclave.sealSyncKey(key, context: context, parent: zoneKey, identity: identity))
             }
-            let client = try SyncServerClient(server: url.absoluteString, credential: try enclave.syncCredential(identity: identity, account: account))
+            let client = try SyncServerClient(server: url.absoluteString, credential: try enclave.syncCredential(identity: identity))
             try Self.blocking {
                 try await client.registerAccount(account, device: device)
                 try await client.appendMembership(MembershipEntry(index: 0, entry: genesis.encoded))
@@ -162,15 +167,19 @@ final class SyncService: Sendable {
 
     // MARK: The circle as stored
 
-    private struct Circle {
+    struct Circle {
         var device: SyncIdentifier
         var zone: SyncIdentifier
         var sealer: EnclaveSyncSealer
         var client: SyncServerClient
+        var account: SyncIdentifier
+        var identity: SyncIdentityBlob
+        var membership: MembershipState
+        var zoneKey: SyncKeyBlob?
     }
 
     /// The account, its verified chain and its keys, as this device keeps them; nil when sync is off.
-    private func circle() throws -> Circle? {
+    func circle() throws -> Circle? {
         guard let account = try store.syncAccount() else { return nil }
         guard let device = SyncIdentifier(account.device), let accountID = SyncIdentifier(account.account),
             let zoneRow = try store.syncZones().first, let zone = SyncIdentifier(zoneRow.zone), let current = try store.syncZoneKeys(zoneRow.zone),
@@ -186,13 +195,15 @@ final class SyncService: Sendable {
             let blob = try SyncKeyBlob(data: row.blob)
             keys[blob.keyID] = blob
         }
-        let client = try SyncServerClient(server: account.server, credential: try enclave.syncCredential(identity: identity, account: accountID))
+        let client = try SyncServerClient(server: account.server, credential: try enclave.syncCredential(identity: identity))
         let sealer = EnclaveSyncSealer(enclave: enclave, identity: identity, keys: keys, classA: classA, classC: classC, members: membership.members)
-        return Circle(device: device, zone: zone, sealer: sealer, client: client)
+        let zoneKey = SyncIdentifier(current.zoneKey).flatMap { keys[$0] }
+        return Circle(
+            device: device, zone: zone, sealer: sealer, client: client, account: accountID, identity: identity, membership: membership, zoneKey: zoneKey)
     }
 
     /// The pinned chain, verified again from its genesis.
-    private static func membership(_ entries: [Data]) throws -> MembershipState {
+    static func membership(_ entries: [Data]) throws -> MembershipState {
         do {
             let records = try entries.map { try MembershipRecord(decoding: $0) }
             guard let first = records.first else { throw KeychainError.decode("this keychain's membership chain is empty") }
@@ -206,7 +217,7 @@ final class SyncService: Sendable {
 
     /// Runs `body` on the concurrency pool and waits for it on this thread (a request's or
     /// the timer's, never a pool thread).
-    private static func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
         let result = BlockingMutex<Result<T, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task.detached {

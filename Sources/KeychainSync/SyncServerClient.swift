@@ -13,6 +13,8 @@ public import SyncProtocol
 public struct SyncServerClient: SyncZoneTransport {
     public let server: URL
     let credential: SecretBytes
+    /// `Bearer` for a member's credential, `Pairing` for a new device's pairing token.
+    let scheme: String
 
     /// The longest answer read (a feed page of the largest records, with room).
     static let maximumAnswer = 64 << 20
@@ -22,6 +24,15 @@ public struct SyncServerClient: SyncZoneTransport {
     public init(server: String, credential: SecretBytes) throws {
         self.server = try Self.checkedURL(server)
         self.credential = credential
+        self.scheme = "Bearer"
+    }
+
+    /// A new device's client during a join, before it is a member: its requests carry the
+    /// pairing token it claimed the pairing with.
+    public init(server: String, pairingToken: SecretBytes) throws {
+        self.server = try Self.checkedURL(server)
+        self.credential = pairingToken
+        self.scheme = "Pairing"
     }
 
     /// The server URL as sync keeps it, checked (see ``init(server:credential:)``).
@@ -66,6 +77,34 @@ public struct SyncServerClient: SyncZoneTransport {
         _ = try await send("POST", "/v1/membership", body: entry, expecting: [201])
     }
 
+    // MARK: The pairing mailbox
+
+    /// Opens a pairing (a member): its nameplate, the code's first part, and its id.
+    public func openPairing() async throws -> PairingOpened {
+        try decode(PairingOpened.self, try await send("POST", "/v1/pairings", body: nil as Data?, expecting: [201]).body)
+    }
+
+    /// Claims the pairing `nameplate` names with this client's pairing token (a new device): its id.
+    public func claimPairing(_ nameplate: Int64) async throws -> PairingClaimed {
+        let claim = PairingClaim(token: credential.withUnsafeBytes { Data($0) })
+        return try decode(PairingClaimed.self, try await send("POST", "/v1/pairings/\(nameplate)/claim", body: claim, expecting: [200]).body)
+    }
+
+    /// Posts one message to the other side.
+    public func postPairingMessage(_ nameplate: Int64, _ body: Data) async throws {
+        _ = try await send("POST", "/v1/pairings/\(nameplate)/messages", body: PairingPost(body: body), expecting: [201])
+    }
+
+    /// The other side's messages after index `after` (-1: all).
+    public func pairingMessages(_ nameplate: Int64, after: Int64) async throws -> [PairingMessage] {
+        try decode(PairingMessages.self, try await send("GET", "/v1/pairings/\(nameplate)/messages?after=\(after)", body: nil as Data?, expecting: [200]).body).messages
+    }
+
+    /// Closes the pairing: its code is dead.
+    public func closePairing(_ nameplate: Int64) async throws {
+        _ = try await send("DELETE", "/v1/pairings/\(nameplate)", body: nil as Data?, expecting: [204])
+    }
+
     // MARK: SyncZoneTransport
 
     public func apply(_ writes: [SyncRecord], zone: SyncIdentifier) async throws -> [Int64] {
@@ -84,7 +123,7 @@ public struct SyncServerClient: SyncZoneTransport {
         guard let url = URL(string: server.absoluteString + path) else { throw KeychainError.param("not a sync server path: \(path)") }
         var request = URLRequest(url: url, timeoutInterval: 30)
         request.httpMethod = method
-        request.setValue("Bearer " + credential.withUnsafeBytes { Data($0) }.base64EncodedString(), forHTTPHeaderField: "Authorization")
+        request.setValue(scheme + " " + credential.withUnsafeBytes { Data($0) }.base64EncodedString(), forHTTPHeaderField: "Authorization")
         if let body {
             request.httpBody = try JSONEncoder().encode(body)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -100,7 +139,7 @@ public struct SyncServerClient: SyncZoneTransport {
         guard data.count <= Self.maximumAnswer else { throw KeychainError.decode("the sync server's answer is too long") }
         guard expecting.contains(status) else {
             let message = (try? JSONDecoder().decode(SyncErrorBody.self, from: data)).map { String($0.message.prefix(300)) } ?? "HTTP \(status)"
-            let code = status == 401 || status == 403 ? OSStatusCode.authFailed : OSStatusCode.io
+            let code = status == 401 || status == 403 ? OSStatusCode.authFailed : status == 404 ? OSStatusCode.itemNotFound : OSStatusCode.io
             throw KeychainError(status: code, message: "the sync server refused \(method) \(Self.route(path)): \(message)")
         }
         return (status, data)

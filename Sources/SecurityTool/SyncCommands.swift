@@ -10,10 +10,15 @@ import Glibc
 /// with the user's other devices on and off, runs a round, says where it stands.
 enum SyncCommands {
     static let usage = """
-        enable --server URL | status | devices | now | disable
+        enable --server URL | pair [--approve] | join --server URL CODE|- | status | devices | now | disable
             enable   Found a sync circle on the trousseau-syncd server at URL with this device as its
                      first member (https://, or http:// to this machine's loopback); then send every
                      synchronizable item. With a keychain password set, that is needed.
+            pair     Show a code for a new device to join this device's circle, wait (up to ten
+                     minutes) for the device that types it, and ask whether to add it; --approve
+                     adds it without asking (for scripts). A wrong code ends the pairing.
+            join     Join the circle of the device showing CODE (- reads it from standard input),
+                     through the server at URL; waits for that device's approval, then syncs.
             status   Say whether sync is on, with which server and account, this device's id, the
                      circle's devices, changes waiting to be sent, and the last round's outcome.
             devices  List the circle's devices, this one marked with *.
@@ -25,16 +30,27 @@ enum SyncCommands {
         """
 
     static func sync(_ arguments: [String], _ session: ToolSession) -> Int32 {
-        guard arguments.count >= 2, let parsed = try? OptionParser("h", longOptions: ["server": true]).parse(arguments.dropFirst(2)) else {
+        guard arguments.count >= 2, let parsed = try? OptionParser("h", longOptions: ["server": true, "approve": false]).parse(arguments.dropFirst(2)) else {
             return ToolCommand.showUsage
         }
         let server = parsed.options.last { $0.name == "server" }?.value
-        guard parsed.operands.isEmpty, server == nil || arguments[1] == "enable" else { return ToolCommand.showUsage }
+        let approve = parsed.options.contains { $0.name == "approve" }
+        guard parsed.operands.count == (arguments[1] == "join" ? 1 : 0), server == nil || ["enable", "join"].contains(arguments[1]),
+            !approve || arguments[1] == "pair"
+        else { return ToolCommand.showUsage }
         do {
             switch arguments[1] {
             case "enable":
                 guard let server else { return ToolCommand.showUsage }
                 ToolOutput.print(describe(try session.call(Service.EnableSync(server: server), purpose: "turn on sync")))
+            case "pair":
+                try pair(approve: approve, session)
+            case "join":
+                guard let server else { return ToolCommand.showUsage }
+                var code = parsed.operands[0]
+                if code == "-" { code = (readLine(strippingNewline: true) ?? "").split(whereSeparator: \.isWhitespace).joined() }
+                ToolOutput.error("waiting for the other device to approve this one…\n")
+                ToolOutput.print(describe(try session.call(Service.JoinSync(server: server, code: code), purpose: "turn on sync")))
             case "status":
                 ToolOutput.print(describe(try session.call(Service.CopySyncStatus())))
             case "devices":
@@ -60,6 +76,22 @@ enum SyncCommands {
             if failure.status != .notAvailable, !failure.message.isEmpty, getenv("TROUSSEAU_DEBUG") == nil { ToolOutput.report(failure.message) }
             return status
         }
+    }
+
+    /// `pair`: the code, the wait, the question, the answer.
+    static func pair(approve: Bool, _ session: ToolSession) throws {
+        let started = try session.call(Service.StartSyncPairing())
+        ToolOutput.print("code: \(started.code)\n")
+        ToolOutput.flush()  // a script reads the code while this waits
+        ToolOutput.error("on the new device: security sync join --server URL \(started.code)\nwaiting for it (up to ten minutes)…\n")
+        let request = try session.call(Service.AwaitSyncPairing(nameplate: started.nameplate))
+        var approved = approve
+        if !approve {
+            ToolOutput.error("device \(request.device) typed the code. Add it to this keychain's sync circle? [y/N] ")
+            approved = ["y", "yes"].contains(readLine(strippingNewline: true)?.lowercased() ?? "")
+        }
+        try session.call(Service.ApproveSyncPairing(nameplate: started.nameplate, approve: approved), purpose: "add a device to sync")
+        ToolOutput.print(approved ? "device \(request.device) joined\n" : "device \(request.device) was not added; the code is dead\n")
     }
 
     /// `status`'s lines.

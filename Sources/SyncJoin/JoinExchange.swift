@@ -149,13 +149,14 @@ enum JoinBinding {
 public struct NewDeviceJoin: Sendable {
     let cpace: CPace
     let pairing: SyncIdentifier
-    let keys: SyncDeviceKeys
+    let keys: SyncDevicePublicKeys
     let credential: Data
     var channel: JoinChannel?
 
     /// Starts the exchange for the pairing `pairing` (the claim's answer) with the code the
-    /// person typed; `credential` is the token this device will present to the server.
-    public init(code: JoinCode, pairing: SyncIdentifier, keys: SyncDeviceKeys, credential: Data) throws(SyncCryptoError) {
+    /// person typed; `keys` are this device's public keys (its private keys stay where they
+    /// are: nothing here signs); `credential` is the token it will present to the server.
+    public init(code: JoinCode, pairing: SyncIdentifier, keys: SyncDevicePublicKeys, credential: Data) throws(SyncCryptoError) {
         cpace = try CPace(
             role: .initiator, prs: code.secret, channel: JoinBinding.channel, sid: Data(pairing.rawValue.utf8),
             associatedData: JoinBinding.associatedData(.initiator, device: keys.device))
@@ -179,7 +180,7 @@ public struct NewDeviceJoin: Sendable {
         }
         let channel = JoinChannel(isk: isk, pairing: pairing, role: .initiator)
         self.channel = channel
-        let request = JoinRequest(keys: keys.publicKeys, credential: credential)
+        let request = JoinRequest(keys: keys, credential: credential)
         let sealed: Data
         do {
             sealed = try channel.seal(request.encoded, kind: .confirm)
@@ -210,10 +211,11 @@ public struct MemberPairing: Sendable {
     var peer: (share: Data, associatedData: Data)?
     var channel: JoinChannel?
 
-    public init(code: JoinCode, pairing: SyncIdentifier, keys: SyncDeviceKeys) throws(SyncCryptoError) {
+    /// Starts the member's side for the pairing it opened, as the member `device`.
+    public init(code: JoinCode, pairing: SyncIdentifier, device: SyncIdentifier) throws(SyncCryptoError) {
         cpace = try CPace(
             role: .responder, prs: code.secret, channel: JoinBinding.channel, sid: Data(pairing.rawValue.utf8),
-            associatedData: JoinBinding.associatedData(.responder, device: keys.device))
+            associatedData: JoinBinding.associatedData(.responder, device: device))
         self.pairing = pairing
     }
 

@@ -49,6 +49,7 @@ import Testing
         EnclaveCall.OpenSyncKey(envelope: Data(count: 200), parent: Data([2]), context: sampleContext, writer: SyncIdentifier("dev1")!, writerKey: Data(count: 32)),
         EnclaveCall.SealSyncKeyShare(identity: Data([1]), key: Data([3]), context: sampleContext, recipient: sampleDevice),
         EnclaveCall.OpenSyncKeyShare(identity: Data([1]), share: Data(count: 300), context: sampleContext, sender: SyncIdentifier("dev1")!, senderKey: Data(count: 32)),
+        EnclaveCall.SyncCredential(identity: Data([1])),
     ]
 
     static let sampleContext = SyncRecordContext(zone: SyncIdentifier("z")!, record: SyncIdentifier("r")!, version: 7, type: .keyShare, tombstone: true)

@@ -46,6 +46,9 @@ import Testing
         Service.InstallProfile(file: Data("<plist/>".utf8)), Service.RemoveProfile(identifier: "com.example.profile"), Service.CopyProfiles(),
         Service.ServeSecretService(busAddress: "unix:path=/run/user/1000/bus"),
         Service.ImportKeyring(file: Data("GnomeKeyring\n\r\0\n".utf8), password: SecretBytes("pw".utf8)),
+        Service.EnableSync(server: "https://sync.example.org"), Service.DisableSync(), Service.SyncNow(), Service.CopySyncStatus(),
+        Service.StartSyncPairing(), Service.AwaitSyncPairing(nameplate: 42), Service.ApproveSyncPairing(nameplate: 42, approve: true),
+        Service.JoinSync(server: "https://sync.example.org", code: "42-1234-5678"),
     ]
 
     static func frame(_ request: some WireMessage, presence: SecretBytes? = nil) -> [UInt8] {

@@ -20,9 +20,9 @@ import Testing
 
     @Test func aMemberAndANewDeviceWithOneCodeEndWithTheNewDeviceInTheChain() throws {
         let code = JoinCode.short(nameplate: 42)
-        var memberSide = try MemberPairing(code: code, pairing: pairing, keys: member)
+        var memberSide = try MemberPairing(code: code, pairing: pairing, device: member.device)
         // The person reads the code off the member's screen and types it.
-        var newSide = try NewDeviceJoin(code: JoinCode(parsing: code.text), pairing: pairing, keys: newcomer, credential: credential)
+        var newSide = try NewDeviceJoin(code: JoinCode(parsing: code.text), pairing: pairing, keys: newcomer.publicKeys, credential: credential)
         let answer = try memberSide.answer(relay(newSide.share))
         let confirm = try newSide.confirm(relay(answer))
         let request = try memberSide.request(relay(confirm))
@@ -47,8 +47,8 @@ import Testing
     func aWrongCodeFailsOnBothSidesAndRevealsNothing(_ long: Bool) throws {
         let code = long ? JoinCode.long(nameplate: 7) : JoinCode.short(nameplate: 7)
         let wrong = long ? JoinCode.long(nameplate: 7) : JoinCode.short(nameplate: 7)
-        var memberSide = try MemberPairing(code: code, pairing: pairing, keys: member)
-        var newSide = try NewDeviceJoin(code: wrong, pairing: pairing, keys: newcomer, credential: credential)
+        var memberSide = try MemberPairing(code: code, pairing: pairing, device: member.device)
+        var newSide = try NewDeviceJoin(code: wrong, pairing: pairing, keys: newcomer.publicKeys, credential: credential)
         let answer = try memberSide.answer(relay(newSide.share))
         #expect(throws: SyncCryptoError(.wrongCode, "")) { try newSide.confirm(relay(answer)) }
         // The new device says so; the member ends the pairing.
@@ -59,8 +59,8 @@ import Testing
     /// its tag, and the request under it is never opened.
     @Test func aGuessThatPressesOnIsRefusedByTheMember() throws {
         let code = JoinCode.short(nameplate: 7)
-        var memberSide = try MemberPairing(code: code, pairing: pairing, keys: member)
-        let stranger = try NewDeviceJoin(code: JoinCode.short(nameplate: 7), pairing: pairing, keys: newcomer, credential: credential)
+        var memberSide = try MemberPairing(code: code, pairing: pairing, device: member.device)
+        let stranger = try NewDeviceJoin(code: JoinCode.short(nameplate: 7), pairing: pairing, keys: newcomer.publicKeys, credential: credential)
         _ = try memberSide.answer(relay(stranger.share))
         let forged = JoinMessage(kind: .confirm, confirmation: Data(repeating: 1, count: 64), sealed: Data(repeating: 2, count: 64))
         #expect(throws: SyncCryptoError(.wrongCode, "")) { try memberSide.request(relay(forged)) }
@@ -72,8 +72,8 @@ import Testing
     /// seal a welcome for it.
     @Test func aRefusedRequestCannotBeWelcomed() throws {
         let code = JoinCode.short(nameplate: 7)
-        var memberSide = try MemberPairing(code: code, pairing: pairing, keys: member)
-        var newSide = try NewDeviceJoin(code: code, pairing: pairing, keys: newcomer, credential: Data(count: 8))  // too short a credential
+        var memberSide = try MemberPairing(code: code, pairing: pairing, device: member.device)
+        var newSide = try NewDeviceJoin(code: code, pairing: pairing, keys: newcomer.publicKeys, credential: Data(count: 8))  // too short a credential
         let answer = try memberSide.answer(relay(newSide.share))
         #expect(throws: SyncCryptoError(.malformed, "")) { try memberSide.request(relay(newSide.confirm(relay(answer)))) }
         #expect(throws: SyncCryptoError(.malformed, "")) { try memberSide.welcome(JoinWelcome(account: account, pin: MembershipPin(length: 1, head: Data(count: 32)))) }

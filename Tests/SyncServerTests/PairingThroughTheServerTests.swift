@@ -83,8 +83,8 @@ import Testing
         let (claimed, newBox) = try await claim(server, typed, token: Data(repeating: 0x33, count: 32))
         #expect(claimed.pairing == opened.pairing)
 
-        var newSide = try NewDeviceJoin(code: typed, pairing: claimed.pairing, keys: newcomer, credential: credential)
-        var memberSide = try MemberPairing(code: code, pairing: opened.pairing, keys: member)
+        var newSide = try NewDeviceJoin(code: typed, pairing: claimed.pairing, keys: newcomer.publicKeys, credential: credential)
+        var memberSide = try MemberPairing(code: code, pairing: opened.pairing, device: member.device)
         var memberReads = memberBox, newReads = newBox
         try await newBox.post(newSide.share)
         try await memberBox.post(memberSide.answer(try await memberReads.next()))
@@ -113,8 +113,8 @@ import Testing
         let right = JoinCode.short(nameplate: second.nameplate)
         let guess = try JoinCode(parsing: "\(second.nameplate)-0000-0000")
         let (guessed, guessBox) = try await claim(server, guess, token: Data(repeating: 0x44, count: 32))
-        var guesser = try NewDeviceJoin(code: guess, pairing: guessed.pairing, keys: newcomer, credential: credential)
-        var secondSide = try MemberPairing(code: right, pairing: second.pairing, keys: member)
+        var guesser = try NewDeviceJoin(code: guess, pairing: guessed.pairing, keys: newcomer.publicKeys, credential: credential)
+        var secondSide = try MemberPairing(code: right, pairing: second.pairing, device: member.device)
         var secondReads = secondMember, guessReads = guessBox
         try await guessBox.post(guesser.share)
         try await secondMember.post(secondSide.answer(try await secondReads.next()))

@@ -108,15 +108,15 @@ extension EnclaveCall {
         public var senderKey: Data
     }
 
-    /// This device's credential for `account` on the sync server: 32 bytes derived from the
-    /// identity's secret (HKDF-SHA256), so securityd stores no token and a copy of the
-    /// keychain without the enclave's device key presents none.
+    /// This device's credential on the sync server: 32 bytes derived from the identity's
+    /// secret (HKDF-SHA256), so securityd stores no token and a copy of the keychain without
+    /// the enclave's device key presents none. (An identity belongs to one account: a
+    /// device that joins or founds another makes a new one.)
     @WireStruct
     public struct SyncCredential: EnclaveRequest {
         public typealias Response = SyncPlaintext
         public static let mayChangeAvailableKeys = false
         public var identity: Data
-        public var account: SyncIdentifier
     }
 
     /// A blob's bytes (``SyncIdentityBlob/data`` or ``SyncKeyBlob/data``).

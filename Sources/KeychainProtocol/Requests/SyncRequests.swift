@@ -34,6 +34,57 @@ extension Service {
     }
 }
 
+extension Service {
+    /// Opens a pairing on the server for a new device to join this device's circle: the code
+    /// to show (its first part, the nameplate, names the pairing).
+    @WireStruct
+    public struct StartSyncPairing: ServiceRequest {
+        public typealias Response = SyncPairingStarted
+        public static let authorization = Authorization.securityTool(operation: "pairing a device")
+    }
+
+    /// Waits (up to the pairing's life) for the device that typed the code: once the join
+    /// exchange has proved it knows the code, the device that asks to join.
+    @WireStruct
+    public struct AwaitSyncPairing: ServiceRequest {
+        public typealias Response = SyncPairingRequest
+        public static let authorization = Authorization.securityTool(operation: "pairing a device")
+        public var nameplate: Int64
+    }
+
+    /// Approves (adds to the circle, shares the zone's keys, welcomes) or refuses the device
+    /// that asked to join through the pairing `nameplate`.
+    @WireStruct
+    public struct ApproveSyncPairing: ServiceRequest {
+        public static let authorization = Authorization.securityToolWithPresence(operation: "adding a device to sync")
+        public var nameplate: Int64
+        public var approve: Bool
+    }
+
+    /// Joins the circle of the member showing `code`, through the server at `server`; waits
+    /// for the member's approval, then syncs.
+    @WireStruct
+    public struct JoinSync: ServiceRequest {
+        public typealias Response = SyncStatusReport
+        public static let authorization = Authorization.securityToolWithPresence(operation: "turning on sync")
+        public var server: String
+        public var code: String
+    }
+}
+
+/// A pairing opened: the code to show.
+@WireStruct
+public struct SyncPairingStarted: WireCodable, Hashable {
+    public var code: String
+    public var nameplate: Int64
+}
+
+/// The device that proved it knows the code and asks to join.
+@WireStruct
+public struct SyncPairingRequest: WireCodable, Hashable {
+    public var device: String
+}
+
 /// What one round of sync did.
 @WireStruct
 public struct SyncRoundReport: WireCodable, Hashable {

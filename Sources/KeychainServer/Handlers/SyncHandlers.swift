@@ -30,3 +30,28 @@ extension Service.CopySyncStatus: ServedRequest {
         try daemon.sync.status()
     }
 }
+
+extension Service.StartSyncPairing: ServedRequest {
+    static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> Response {
+        try daemon.sync.startPairing()
+    }
+}
+
+extension Service.AwaitSyncPairing: ServedRequest {
+    static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> Response {
+        try daemon.sync.awaitPairing(authorized.request.nameplate)
+    }
+}
+
+extension Service.ApproveSyncPairing: ServedRequest {
+    static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> NoResult {
+        try daemon.sync.approvePairing(authorized.request.nameplate, approve: authorized.request.approve)
+        return NoResult()
+    }
+}
+
+extension Service.JoinSync: ServedRequest {
+    static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> Response {
+        try daemon.sync.join(server: authorized.request.server, code: authorized.request.code)
+    }
+}

@@ -1,0 +1,257 @@
+import Enclave
+import EnclaveProtocol
+import FoundationEssentials
+import KeychainModel
+import KeychainProtocol
+import KeychainStore
+import KeychainSync
+import KeychainSystem
+import SyncCrypto
+import SyncJoin
+import SyncProtocol
+
+/// A pairing this device opened as a member, between the requests of `security sync pair`.
+struct PairingSession: Sendable {
+    var member: MemberPairing
+    var expires: Int64
+    /// The device that proved it knows the code, once it has.
+    var request: JoinRequest?
+}
+
+// Joining a device (docs/ARCHITECTURE.md, "Joining a device"): a member opens a pairing and
+// shows a code; the new device claims it and both run the join exchange (CPace over the
+// server's mailbox, SyncJoin) — a wrong code ends the pairing; the member approves the device
+// that proved it knows the code: adds it to the chain (signed in the enclave), registers its
+// credential, shares the zone key to it (HPKE, in the enclave), welcomes it with the chain's
+// head to pin. The new device verifies the chain through that pin, opens its share and the
+// class keys, and syncs.
+extension SyncService {
+    /// How often a side polls the mailbox while it waits for the other.
+    static let mailboxPoll = Duration.milliseconds(200)
+
+    /// The record that carries the zone key to `device`.
+    static func shareRecord(for device: SyncIdentifier) -> SyncIdentifier {
+        SyncIdentifier("share-" + device.rawValue)!  // a device id is at most 36 characters here, and any id passes through
+    }
+
+    // MARK: The member
+
+    /// Opens a pairing: the code to show.
+    func startPairing() throws -> SyncPairingStarted {
+        guard let circle = try circle() else { throw Self.off }
+        let opened = try Self.blocking { try await circle.client.openPairing() }
+        let code = JoinCode.short(nameplate: opened.nameplate)
+        let member = try Self.refusing { try MemberPairing(code: code, pairing: opened.pairing, device: circle.device) }
+        state.withLock { $0.pairings[opened.nameplate] = PairingSession(member: member, expires: opened.expires) }
+        DaemonLog.write("sync: opened pairing \(opened.nameplate)")
+        return SyncPairingStarted(code: code.text, nameplate: opened.nameplate)
+    }
+
+    /// Waits for the new device and runs the member's side of the exchange: the device that
+    /// proved it knows the code. Any failure closes the pairing (the code is dead).
+    func awaitPairing(_ nameplate: Int64) throws -> SyncPairingRequest {
+        guard let session = state.withLock({ $0.pairings[nameplate] }), session.request == nil else {
+            throw KeychainError.param("no pairing \(nameplate) is waiting here")
+        }
+        guard let circle = try circle() else { throw Self.off }
+        let client = circle.client
+        do {
+            let (member, request) = try Self.blocking {
+                var member = session.member
+                var read: Int64 = -1
+                let share = try await Self.next(client, nameplate, after: &read, until: session.expires)
+                try await client.postPairingMessage(nameplate, try Self.refusing { try member.answer(share) }.encoded)
+                let confirmation = try await Self.next(client, nameplate, after: &read, until: session.expires)
+                let request = try Self.refusing { try member.request(confirmation) }
+                return (member, request)
+            }
+            state.withLock { $0.pairings[nameplate] = PairingSession(member: member, expires: session.expires, request: request) }
+            return SyncPairingRequest(device: request.keys.device.rawValue)
+        } catch {
+            close(nameplate, client: client)
+            DaemonLog.write("sync: pairing \(nameplate) failed: \((error as? KeychainError)?.message ?? "\(type(of: error))")")
+            throw error
+        }
+    }
+
+    /// Adds the device that asked through `nameplate` to the circle and welcomes it, or
+    /// refuses it (the pairing closes; the device learns it was not approved).
+    func approvePairing(_ nameplate: Int64, approve: Bool) throws {
+        guard let session = state.withLock({ $0.pairings.removeValue(forKey: nameplate) }), let request = session.request else {
+            throw KeychainError.param("no device asked to join through pairing \(nameplate)")
+        }
+        guard let circle = try circle() else { throw Self.off }
+        guard approve else {
+            close(nameplate, client: circle.client)
+            DaemonLog.write("sync: pairing \(nameplate): the device was not approved")
+            return
+        }
+        do {
+            try rounds.withLock { _ in
+                guard let zoneKey = circle.zoneKey else { throw KeychainError(status: OSStatusCode.internalComponent, message: "the zone key is missing") }
+                var membership = circle.membership
+                let added = try enclave.signMembershipRecord(membership.unsigned(.add(request.keys), signer: circle.device), as: circle.identity)
+                try Self.refusing { try membership.append(added) }
+                let context = SyncRecordContext(zone: circle.zone, record: Self.shareRecord(for: request.keys.device), version: 1, type: .keyShare)
+                let share = try enclave.sealSyncKeyShare(zoneKey, context: context, to: request.keys, identity: circle.identity)
+                let welcome = try Self.refusing { try session.member.welcome(JoinWelcome(account: circle.account, pin: membership.pin)) }
+                let client = circle.client
+                try Self.blocking {
+                    try await client.appendMembership(MembershipEntry(index: added.index, entry: added.encoded))
+                    try await client.registerDevice(request.keys.device, token: request.credential)
+                    _ = try await client.apply(
+                        [SyncRecord(record: context.record, type: SyncRecordType.keyShare.rawValue, version: 1, body: share)], zone: circle.zone)
+                    try await client.postPairingMessage(nameplate, welcome.encoded)
+                }
+                try store.appendSyncMembership([added.encoded], from: Int(added.index))
+            }
+            DaemonLog.write("sync: device \(request.keys.device) joined the circle")
+        } catch {
+            close(nameplate, client: circle.client)
+            throw error
+        }
+    }
+
+    // MARK: The new device
+
+    /// Joins the circle of the member showing `code` on `server`: the exchange, the wait for
+    /// approval, the chain verified through the welcome's pin, the zone key from its share,
+    /// the class keys from their records; then sync is on and a first round runs.
+    func join(server: String, code text: String) throws -> SyncStatusReport {
+        guard enabledHere else { throw KeychainError(status: OSStatusCode.unimplemented, message: "the System keychain does not sync") }
+        let url = try SyncServerClient.checkedURL(server)
+        let code: JoinCode
+        do { code = try JoinCode(parsing: text) } catch { throw KeychainError.param("not a join code: a code reads like 42-4821-0937") }
+        try rounds.withLock { _ in
+            guard try store.syncAccount() == nil else {
+                throw KeychainError(status: OSStatusCode.duplicateItem, message: "sync is already on for this keychain (security sync disable first)")
+            }
+            let device = SyncIdentifier.random()
+            let identity = try enclave.createSyncIdentity(device: device)
+            let credential = try enclave.syncCredential(identity: identity)
+            let mailbox = try SyncServerClient(server: url.absoluteString, pairingToken: SecretBytes((0..<32).map { _ in UInt8.random(in: 0...255) }))
+            let member = try SyncServerClient(server: url.absoluteString, credential: credential)
+            let credentialBytes = credential.withUnsafeBytes { Data($0) }
+            let nameplate = code.nameplate
+            let welcome = try Self.blocking {
+                let claimed = try await mailbox.claimPairing(nameplate)
+                let expires = Int64(Date().timeIntervalSince1970) + SyncLimits.pairingLifetime
+                var exchange = try Self.refusing { try NewDeviceJoin(code: code, pairing: claimed.pairing, keys: identity.publicKeys, credential: credentialBytes) }
+                try await mailbox.postPairingMessage(nameplate, exchange.share.encoded)
+                var read: Int64 = -1
+                let reply = try await Self.next(mailbox, nameplate, after: &read, until: expires)
+                let confirmation: JoinMessage
+                do {
+                    confirmation = try Self.refusing { try exchange.confirm(reply) }
+                } catch {
+                    try? await mailbox.postPairingMessage(nameplate, NewDeviceJoin.abort.encoded)
+                    throw error
+                }
+                try await mailbox.postPairingMessage(nameplate, confirmation.encoded)
+                let message = try await Self.next(mailbox, nameplate, after: &read, until: expires)
+                let welcome = try Self.refusing { try exchange.welcome(message) }
+                try? await mailbox.closePairing(nameplate)
+                return welcome
+            }
+            // Now a member: the chain, verified through the pin the welcome carried, and the
+            // zone's key records.
+            let (entries, records) = try Self.blocking {
+                let entries = try await member.membership(after: -1)
+                var records: [SyncRecord] = []
+                var cursor: Int64 = 0
+                while true {
+                    let page = try await member.changes(zone: Self.zone, after: cursor, limit: SyncLimits.changesPage)
+                    records += page.records.filter { $0.type != SyncRecordType.item.rawValue }
+                    guard page.more, page.high > cursor else { break }
+                    cursor = page.high
+                }
+                return (entries, records)
+            }
+            let chain = try Self.refusing {
+                try MembershipState.verify(try entries.map { try MembershipRecord(decoding: $0.entry) }, account: welcome.account, through: welcome.pin)
+            }
+            guard chain.members[device] == identity.publicKeys,
+                let addedBy = try entries.lazy.compactMap({ entry -> SyncIdentifier? in
+                    let record = try MembershipRecord(decoding: entry.entry)
+                    if case .add(let keys) = record.operation, keys.device == device { return record.signer }
+                    return nil
+                }).first,
+                let sharer = chain.members[addedBy]
+            else { throw KeychainError.decode("the circle's chain does not add this device") }
+            let keys = try openKeys(records, chain: chain, identity: identity, device: device, sharer: sharer)
+            try store.enableSync(
+                SyncAccountRecord(server: url.absoluteString, account: welcome.account.rawValue, device: device.rawValue, identity: identity.data),
+                circle: SyncCircleRows(
+                    membership: entries.map(\.entry),
+                    keys: ([keys.zone, keys.classA, keys.classC]).map {
+                        SyncKeyRow(key: $0.keyID.rawValue, zone: Self.zone.rawValue, role: Int($0.role.rawValue), blob: $0.data)
+                    },
+                    zone: SyncZoneKeys(zone: Self.zone.rawValue, zoneKey: keys.zone.keyID.rawValue, classA: keys.classA.keyID.rawValue, classC: keys.classC.keyID.rawValue)))
+            DaemonLog.write("sync: joined a circle of \(chain.members.count) devices as device \(device)")
+        }
+        _ = try? syncNow()
+        return try status()
+    }
+
+    /// The zone key from this device's share, and the class keys from their records.
+    private func openKeys(
+        _ records: [SyncRecord], chain: MembershipState, identity: SyncIdentityBlob, device: SyncIdentifier, sharer: SyncDevicePublicKeys
+    ) throws -> (zone: SyncKeyBlob, classA: SyncKeyBlob, classC: SyncKeyBlob) {
+        let shareID = Self.shareRecord(for: device)
+        guard let share = records.last(where: { $0.type == SyncRecordType.keyShare.rawValue && $0.record == shareID }) else {
+            throw KeychainError.decode("the server holds no key share for this device")
+        }
+        let zoneKey = try enclave.openSyncKeyShare(
+            share.body, context: SyncRecordContext(zone: Self.zone, record: shareID, version: share.version, type: .keyShare), identity: identity,
+            sender: sharer)
+        var classA: SyncKeyBlob?
+        var classC: SyncKeyBlob?
+        for record in records where record.type == SyncRecordType.classKey.rawValue {
+            let writer = try Self.refusing { try SyncRecordEnvelope(decoding: record.body).writer }
+            guard let writerKeys = chain.members[writer] else { continue }
+            let key = try enclave.openSyncKey(
+                record.body, context: SyncRecordContext(zone: Self.zone, record: record.record, version: record.version, type: .classKey), parent: zoneKey,
+                writer: writerKeys)
+            if key.role == .classA { classA = key } else if key.role == .classC { classC = key }
+        }
+        guard let classA, let classC else { throw KeychainError.decode("the server holds no class keys for the zone") }
+        return (zoneKey, classA, classC)
+    }
+
+    // MARK: The mailbox
+
+    /// The other side's next message, polled until `expires` (seconds since 1970).
+    static func next(_ client: SyncServerClient, _ nameplate: Int64, after read: inout Int64, until expires: Int64) async throws -> JoinMessage {
+        while Int64(Date().timeIntervalSince1970) < expires {
+            let messages: [PairingMessage]
+            do {
+                messages = try await client.pairingMessages(nameplate, after: read)
+            } catch let error as KeychainError where error.status == OSStatusCode.itemNotFound {
+                throw KeychainError(status: OSStatusCode.authFailed, message: "the pairing was closed: the code was wrong, refused, or expired")
+            }
+            if let first = messages.first {
+                read = first.index
+                return try refusing { try JoinMessage(decoding: first.body) }
+            }
+            try await Task.sleep(for: mailboxPoll)
+        }
+        throw KeychainError(status: OSStatusCode.authFailed, message: "the pairing expired: ask for a new code")
+    }
+
+    private func close(_ nameplate: Int64, client: SyncServerClient) {
+        state.withLock { _ = $0.pairings.removeValue(forKey: nameplate) }
+        _ = try? Self.blocking { try await client.closePairing(nameplate) }
+    }
+
+    static var off: KeychainError { KeychainError(status: OSStatusCode.itemNotFound, message: "sync is not on for this keychain") }
+
+    /// Runs `body`, answering a refusal of SyncCrypto's or SyncJoin's as a keychain error
+    /// with its message (which names no value): a wrong code as `errSecAuthFailed`.
+    static func refusing<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SyncCryptoError {
+            throw KeychainError(status: error.code == .wrongCode ? OSStatusCode.authFailed : OSStatusCode.decode, message: error.message)
+        }
+    }
+}
