@@ -80,14 +80,16 @@ extension SyncService {
         guard let session = state.withLock({ $0.pairings.removeValue(forKey: nameplate) }), let request = session.request else {
             throw KeychainError.param("no device asked to join through pairing \(nameplate)")
         }
-        guard let circle = try circle() else { throw Self.off }
+        guard let current = try circle() else { throw Self.off }
         guard approve else {
-            close(nameplate, client: circle.client)
+            close(nameplate, client: current.client)
             DaemonLog.write("sync: pairing \(nameplate): the device was not approved")
             return
         }
         do {
             try rounds.withLock { _ in
+                // The chain as it is now: another member may have added a device meanwhile.
+                let circle = try refreshMembership(current)
                 guard let zoneKey = circle.zoneKey else { throw KeychainError(status: OSStatusCode.internalComponent, message: "the zone key is missing") }
                 var membership = circle.membership
                 let added = try enclave.signMembershipRecord(membership.unsigned(.add(request.keys), signer: circle.device), as: circle.identity)
@@ -107,7 +109,7 @@ extension SyncService {
             }
             DaemonLog.write("sync: device \(request.keys.device) joined the circle")
         } catch {
-            close(nameplate, client: circle.client)
+            close(nameplate, client: current.client)
             throw error
         }
     }

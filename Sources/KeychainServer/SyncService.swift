@@ -112,8 +112,9 @@ final class SyncService: Sendable {
     @discardableResult
     func syncNow() throws -> SyncReport {
         try rounds.withLock { _ in
-            guard let circle = try circle() else { throw KeychainError(status: OSStatusCode.itemNotFound, message: "sync is not on for this keychain") }
+            guard var circle = try circle() else { throw KeychainError(status: OSStatusCode.itemNotFound, message: "sync is not on for this keychain") }
             do {
+                circle = try refreshMembership(circle)
                 let engine = try KeychainSyncEngine(
                     store: store, sealer: circle.sealer, transport: circle.client, device: circle.device, zone: circle.zone,
                     log: { DaemonLog.write($0) })
@@ -200,6 +201,26 @@ final class SyncService: Sendable {
         let zoneKey = SyncIdentifier(current.zoneKey).flatMap { keys[$0] }
         return Circle(
             device: device, zone: zone, sealer: sealer, client: client, account: accountID, identity: identity, membership: membership, zoneKey: zoneKey)
+    }
+
+    /// The chain's entries after the pin, from the server: verified to extend it (a chain
+    /// that does not is a fork, and nothing is applied), kept, and the circle's members
+    /// updated, so records of a device that joined through another member open here.
+    func refreshMembership(_ circle: Circle) throws -> Circle {
+        let client = circle.client
+        let after = circle.membership.pin.length - 1
+        let entries = try Self.blocking { try await client.membership(after: after) }
+        guard !entries.isEmpty else { return circle }
+        var membership = circle.membership
+        try Self.refusing { try membership.extend(with: try entries.map { try MembershipRecord(decoding: $0.entry) }) }
+        try store.appendSyncMembership(entries.map(\.entry), from: Int(circle.membership.pin.length))
+        var refreshed = circle
+        refreshed.membership = membership
+        refreshed.sealer = EnclaveSyncSealer(
+            enclave: enclave, identity: circle.identity, keys: circle.sealer.keys, classA: circle.sealer.classA, classC: circle.sealer.classC,
+            members: membership.members)
+        DaemonLog.write("sync: the circle has \(membership.members.count) devices")
+        return refreshed
     }
 
     /// The pinned chain, verified again from its genesis.
