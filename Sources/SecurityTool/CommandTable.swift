@@ -396,7 +396,7 @@ enum CommandTable {
             help: "Create, use or revoke an escrow keybag for an unattended agent.", run: EscrowCommands.escrow),
         ToolCommand(
             name: "sync", usage: SyncCommands.usage,
-            help: "Sync synchronizable items with the user's other devices through a trousseau-syncd server.", run: SyncCommands.sync),
+            help: "Sync synchronizable items with the user's other devices.", run: SyncCommands.sync),
         ToolCommand(
             name: "profiles", usage: ProfileCommands.usage,
             help: "Install, list, show or remove configuration profiles.", run: ProfileCommands.profiles),
