@@ -437,6 +437,7 @@ let package = Package(
             name: "KeychainSyncTests",
             dependencies: [
                 "KeychainSync", "KeychainStore", "KeychainModel", "KeychainTestSupport", "SyncServer", "SyncCrypto", "SyncEngine", "SyncProtocol",
+                "EnclaveBackend", "EnclaveProtocol",
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -177,23 +177,27 @@ public final class KeychainSyncEngine: Sendable {
                 continue
             }
             let mirror = try store.syncMirror(change.record)
-            let base = try mirror.map { try open($0.body, record: record, version: $0.version, tombstone: $0.tombstone) }
-            let item: KeychainItem?
-            do {
-                item = try store.syncItem(uuid, of: change.itemClass)
-            } catch let error as KeychainError where error.status == OSStatusCode.interactionNotAllowed {
-                report.waiting += 1  // class A while locked: sent after the next unlock
-                continue
-            }
-            let payload = ItemMerge.stamp(item, of: change.itemClass, against: base, with: .init(clock: change.clock, writer: device.rawValue))
-            if payload == base || (base == nil && payload.isDeleted) {
-                try store.dropSyncChange(change.record, sent: change.clock)  // nothing the server lacks
-                continue
-            }
+            let payload: SyncItemPayload
+            let base: SyncItemPayload?
+            let body: Data
             let version = (mirror?.version ?? 0) + 1
-            let body = try sealer.seal(
-                payload.encoded, context: context(record, version: version, tombstone: payload.isDeleted),
-                protection: payload.protection ?? base?.protection ?? .afterFirstUnlock)
+            do {
+                // The base, the item and the new record all need its class: class A waits
+                // for the next unlock, and holds back nothing else.
+                base = try mirror.map { try open($0.body, record: record, version: $0.version, tombstone: $0.tombstone) }
+                let item = try store.syncItem(uuid, of: change.itemClass)
+                payload = ItemMerge.stamp(item, of: change.itemClass, against: base, with: .init(clock: change.clock, writer: device.rawValue))
+                if payload == base || (base == nil && payload.isDeleted) {
+                    try store.dropSyncChange(change.record, sent: change.clock)  // nothing the server lacks
+                    continue
+                }
+                body = try sealer.seal(
+                    payload.encoded, context: context(record, version: version, tombstone: payload.isDeleted),
+                    protection: payload.protection ?? base?.protection ?? .afterFirstUnlock)
+            } catch let error as KeychainError where error.status == OSStatusCode.interactionNotAllowed {
+                report.waiting += 1
+                continue
+            }
             writes.append(SyncRecord(record: record, type: SyncRecordType.item.rawValue, version: version, tombstone: payload.isDeleted, body: body))
             acknowledgements.append((
                 SyncMirrorRecord(record: change.record, zone: zone.rawValue, type: SyncRecordType.item.rawValue, version: version, tombstone: payload.isDeleted, body: body),

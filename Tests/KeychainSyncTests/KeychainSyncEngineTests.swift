@@ -160,6 +160,33 @@ import Testing
         }
     }
 
+    /// A queued change to a class A item that synced before does not hold back the others
+    /// while the device is locked (a first version opened the item's mirror row, under class
+    /// A's key, before it checked the lock, and the whole send failed).
+    @Test func aLockedClassAChangeDoesNotHoldBackTheRest() async throws {
+        try await SyncedDevices.with(count: 2) { devices in
+            let writer = devices[0]
+            let passcode = SecretBytes("1234".utf8)
+            try writer.keychain.keybag.changePasscode(old: nil, new: passcode)
+            try add(devices, 0, account: "when-unlocked", secret: "a1", ["pdmn": .string("ak")])
+            try add(devices, 0, account: "after-first-unlock", secret: "c1", ["pdmn": .string("ck")])
+            try await devices.sync(0)
+            try update(devices, 0, account: "when-unlocked", ["v_Data": .utf8("a2")])
+            try update(devices, 0, account: "after-first-unlock", ["v_Data": .utf8("c2")])
+
+            writer.keychain.keybag.lock()
+            let locked = try await writer.engine.sync()
+            #expect(locked.sent == 1 && locked.waiting == 1, "\(locked)")
+            try await devices.sync(1)
+            #expect(try devices.items(1).contains("genp | after-first-unlock | svc | - | - | c2"))
+
+            try writer.keychain.keybag.unlock(passcode: passcode)
+            try await devices.converge()
+            #expect(try devices.items(1) == devices.items(0))
+            #expect(try devices.items(1).contains("genp | when-unlocked | svc | - | - | a2"))
+        }
+    }
+
     /// An item made local (or ThisDeviceOnly) leaves the other devices, and its value from
     /// then on never reaches the server (a first version sent it, as an upsert).
     @Test func anItemMadeLocalLeavesTheOthersAndItsValueStaysHere() async throws {

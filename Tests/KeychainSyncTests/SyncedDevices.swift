@@ -1,4 +1,6 @@
 import Crypto
+import EnclaveBackend
+import EnclaveProtocol
 import FoundationEssentials
 import KeychainModel
 import KeychainStore
@@ -9,12 +11,14 @@ import SyncCrypto
 import SyncProtocol
 import SyncServer
 
-/// Keys every device of the test account holds: one class key and each device's signing
-/// key. In securityd the enclave holds them; here the same envelope format is sealed and
-/// opened with them in process (real AES-GCM and Ed25519).
+/// Keys every device of the test account holds: a class key for A and one for C, and each
+/// device's signing key. In securityd the enclave holds them; here the same envelope format
+/// is sealed and opened with them in process (real AES-GCM and Ed25519).
 final class SharedSyncKeys: Sendable {
     static let classKeyID = SyncIdentifier("class-c")!
+    static let classAKeyID = SyncIdentifier("class-a")!
     let classKey = SymmetricKey(size: .bits256)
+    let classAKey = SymmetricKey(size: .bits256)
     let signing: [SyncIdentifier: Curve25519.Signing.PrivateKey]
 
     init(devices: [SyncIdentifier]) {
@@ -22,21 +26,34 @@ final class SharedSyncKeys: Sendable {
     }
 }
 
-/// ``SyncRecordEnvelope`` under the shared keys: the enclave's format, in process.
+/// ``SyncRecordEnvelope`` under the shared keys: the enclave's format, in process. As the
+/// enclave does, it refuses class A's key while the device's keybag is locked
+/// (`errSecInteractionNotAllowed`).
 struct SoftwareSealer: SyncRecordSealing {
     let device: SyncIdentifier
     let keys: SharedSyncKeys
+    let keybag: SoftwareKeybag
 
     func seal(_ plaintext: SecretBytes, context: SyncRecordContext, protection: ProtectionClass) throws -> Data {
         guard !protection.isThisDeviceOnly else { throw KeychainError.param("a ThisDeviceOnly item reached the sealer") }
+        let classA = protection == .whenUnlocked
         return try SyncRecordEnvelope.seal(
-            plaintext, context: context, parent: (SharedSyncKeys.classKeyID, keys.classKey), writer: device, signingKey: keys.signing[device]!
+            plaintext, context: context, parent: classA ? (SharedSyncKeys.classAKeyID, try classAKey()) : (SharedSyncKeys.classKeyID, keys.classKey),
+            writer: device, signingKey: keys.signing[device]!
         ).encoded
     }
 
     func open(_ body: Data, context: SyncRecordContext) throws -> SecretBytes {
-        try SyncRecordEnvelope(decoding: body).open(
-            context: context, parentKey: { $0 == SharedSyncKeys.classKeyID ? keys.classKey : nil }, writerKey: { keys.signing[$0]?.publicKey })
+        let envelope = try SyncRecordEnvelope(decoding: body)
+        let classA = envelope.parentKey == SharedSyncKeys.classAKeyID ? try classAKey() : nil
+        return try envelope.open(
+            context: context, parentKey: { $0 == SharedSyncKeys.classKeyID ? keys.classKey : $0 == SharedSyncKeys.classAKeyID ? classA : nil },
+            writerKey: { keys.signing[$0]?.publicKey })
+    }
+
+    private func classAKey() throws -> SymmetricKey {
+        guard keybag.status().isAvailable(.whenUnlocked) else { throw KeychainError(status: OSStatusCode.interactionNotAllowed) }
+        return keys.classAKey
     }
 }
 
@@ -98,7 +115,7 @@ final class SyncedDevices: @unchecked Sendable {
             let transport = InProcessTransport(server: server, account: Self.account)
             let logs = self.logs
             let engine = try KeychainSyncEngine(
-                store: keychain.store, sealer: SoftwareSealer(device: id, keys: keys), transport: transport, device: id, zone: Self.zone,
+                store: keychain.store, sealer: SoftwareSealer(device: id, keys: keys, keybag: keychain.keybag), transport: transport, device: id, zone: Self.zone,
                 log: { line in logs.withLock { $0.append(line) } })
             devices.append(Device(id: id, keychain: keychain, transport: transport, engine: engine))
         }
