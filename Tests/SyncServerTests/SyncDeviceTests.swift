@@ -5,32 +5,20 @@ import Testing
 /// A device syncing through a real trousseau-syncd: its own home, securityd and enclave,
 /// driven by the `security` tool as a user would.
 @Suite final class SyncDeviceTests {
-    let directory: String
-    let home: String
-    let homeB: String
+    let devices: SyncDeviceHomes
+    var directory: String { devices.directory }
+    var home: String { devices.homes[0] }
 
     init() throws {
-        directory = try TemporaryKeychain.makeTemporaryDirectory()
-        home = directory + "/device-a"
-        homeB = directory + "/device-b"
-    }
-
-    deinit {
-        DaemonControl.stop(home: home)
-        DaemonControl.stop(home: homeB)
-        try? FileManagerLite.removeTree(directory)
-    }
-
-    func environment(_ home: String) -> [String: String] {
-        ["KEYCHAIN_HOME": home, "TROUSSEAU_SECURITYD_LOG": home + ".log"]
+        devices = try SyncDeviceHomes(["a", "b"])
     }
 
     func security(_ arguments: String...) throws -> CommandResult {
-        try CommandRunner.run("security", arguments, environment: environment(home))
+        try devices.security(0, arguments)
     }
 
     func securityB(_ arguments: String...) throws -> CommandResult {
-        try CommandRunner.run("security", arguments, environment: environment(homeB))
+        try devices.security(1, arguments)
     }
 
     /// The server's files (the database and its write-ahead log) as one blob of bytes.
@@ -40,7 +28,7 @@ import Testing
 
     @Test func aDeviceFoundsACircleAndSendsOnlyCiphertext() throws {
         let database = directory + "/server.sqlite"
-        let server = try SyncDaemonProcess(["--database", database, "--open-registration"], log: directory + "/syncd.log")
+        let server = try devices.server()
         let url = "http://127.0.0.1:\(server.port)"
         #expect(try security("sync", "status").stdout == "sync: off\n")
 
@@ -98,8 +86,7 @@ import Testing
             #expect(!refused.stderr.contains("secret"), "the refusal repeats no credential")
         }
         #expect(try security("sync", "status").stdout == "sync: off\n")
-        let database = directory + "/server.sqlite"
-        let server = try SyncDaemonProcess(["--database", database, "--open-registration"], log: directory + "/syncd.log")
+        let server = try devices.server()
         #expect(try security("sync", "enable", "--server", "http://127.0.0.1:\(server.port)").status == 0)
         let again = try security("sync", "enable", "--server", "http://127.0.0.1:\(server.port)")
         #expect(again.status != 0)
@@ -107,7 +94,7 @@ import Testing
     }
 
     @Test func aSecondDeviceJoinsWithTheCodeAndBothConverge() throws {
-        let server = try SyncDaemonProcess(["--database", directory + "/server.sqlite", "--open-registration"], log: directory + "/syncd.log")
+        let server = try devices.server()
         let url = "http://127.0.0.1:\(server.port)"
         #expect(try security("add-generic-password", "--synchronizable", "-a", "alice", "-s", "mail.example", "-w", "from A").status == 0)
         #expect(try security("add-generic-password", "-a", "local", "-s", "mail.example", "-w", "A only").status == 0)
@@ -115,14 +102,7 @@ import Testing
         #expect(try securityB("add-generic-password", "--synchronizable", "-a", "bob", "-s", "mail.example", "-w", "from B").status == 0)
 
         // A shows a code; B types it; A approves (--approve, as a script would).
-        let pairing = try RunningCommand("security", ["sync", "pair", "--approve"], environment: environment(home))
-        let codeLine = pairing.readLine()
-        #expect(codeLine.hasPrefix("code: "), "\(codeLine) \(pairing.finish().stderr)")
-        let code = String(codeLine.dropFirst("code: ".count))
-        let joined = try CommandRunner.run("security", ["sync", "join", "--server", url, "-"], environment: environment(homeB), input: code + "\n")
-        let paired = pairing.finish()
-        #expect(joined.status == 0, "\(joined.stderr) \(paired.stderr) \(server.logText)")
-        #expect(paired.status == 0, "\(paired.stderr)")
+        let (joined, paired) = try devices.pair(0, 1, server: url)
         #expect(paired.stdout.hasPrefix("device ") && paired.stdout.hasSuffix(" joined\n"))
         #expect(joined.stdout.contains("devices: 2\n"), "\(joined.stdout)")
 
@@ -145,10 +125,10 @@ import Testing
     }
 
     @Test func aWrongCodeFailsOnBothSidesAndKillsThePairing() throws {
-        let server = try SyncDaemonProcess(["--database", directory + "/server.sqlite", "--open-registration"], log: directory + "/syncd.log")
+        let server = try devices.server()
         let url = "http://127.0.0.1:\(server.port)"
         #expect(try security("sync", "enable", "--server", url).status == 0)
-        let pairing = try RunningCommand("security", ["sync", "pair", "--approve"], environment: environment(home))
+        let pairing = try RunningCommand("security", ["sync", "pair", "--approve"], environment: devices.environment(0))
         let code = String(pairing.readLine().dropFirst("code: ".count))
         let nameplate = code.prefix { $0 != "-" }
         let wrong = try securityB("sync", "join", "--server", url, "\(nameplate)-0000-0000")
@@ -161,44 +141,5 @@ import Testing
         #expect(late.status != 0)
         #expect(try securityB("sync", "status").stdout == "sync: off\n")
         #expect(try security("sync", "devices").stdout.split(separator: "\n").count == 1)
-    }
-}
-
-/// A command left running while the test does something else: its first line of output is
-/// read as soon as it is written.
-final class RunningCommand: @unchecked Sendable {
-    let process = Process()
-    let output = Pipe()
-    let errors = Pipe()
-    var buffered = Data()
-
-    init(_ product: String, _ arguments: [String], environment: [String: String]) throws {
-        process.executableURL = CommandRunner.productsDirectory.appendingPathComponent(product)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(CommandRunner.testEnvironment) { _, new in new }.merging(environment) { _, new in new }
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-    }
-
-    /// The next line of standard output, without its newline ("" at its end).
-    func readLine() -> String {
-        while !buffered.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            buffered += chunk
-        }
-        let line = buffered.prefix { $0 != UInt8(ascii: "\n") }
-        buffered = Data(buffered.dropFirst(line.count + 1))
-        return String(decoding: line, as: UTF8.self)
-    }
-
-    /// Waits for it to exit: its status, the rest of its output, and its standard error.
-    func finish() -> (status: Int32, stdout: String, stderr: String) {
-        let rest = output.fileHandleForReading.readDataToEndOfFile()
-        let errorText = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: buffered + rest, as: UTF8.self), String(decoding: errorText, as: UTF8.self))
     }
 }

@@ -10,51 +10,29 @@ import Testing
 /// acknowledged is lost. (The engine's own seeded suite, in process, runs 20 seeds of 200
 /// operations: `KeychainSyncEngineTests`.)
 @Suite(.serialized) final class SyncFaultTests {
-    let directory: String
-    let homes: [String]
+    let devices: SyncDeviceHomes
 
     init() throws {
-        let directory = try TemporaryKeychain.makeTemporaryDirectory()
-        self.directory = directory
-        homes = ["a", "b", "c"].map { directory + "/device-" + $0 }
+        devices = try SyncDeviceHomes(["a", "b", "c"])
     }
 
-    deinit {
-        for home in homes { DaemonControl.stop(home: home) }
-        try? FileManagerLite.removeTree(directory)
-    }
-
-    func environment(_ device: Int) -> [String: String] {
-        ["KEYCHAIN_HOME": homes[device], "TROUSSEAU_SECURITYD_LOG": homes[device] + ".log"]
-    }
-
-    func security(_ device: Int, _ arguments: [String], input: String = "") throws -> CommandResult {
-        try CommandRunner.run("security", arguments, environment: environment(device), input: input)
-    }
-
-    func pair(_ member: Int, _ newcomer: Int, server url: String) throws {
-        let pairing = try RunningCommand("security", ["sync", "pair", "--approve"], environment: environment(member))
-        let code = String(pairing.readLine().dropFirst("code: ".count))
-        let joined = try security(newcomer, ["sync", "join", "--server", url, "-"], input: code + "\n")
-        let paired = pairing.finish()
-        guard joined.status == 0, paired.status == 0 else { throw SyncTestError(description: "pairing failed: \(joined.stderr) \(paired.stderr)") }
+    func security(_ device: Int, _ arguments: [String]) throws -> CommandResult {
+        try devices.security(device, arguments)
     }
 
     func password(_ device: Int, _ account: String) throws -> String? {
-        let found = try security(device, ["find-generic-password", "--synchronizable", "-a", account, "-s", "fault.example", "-w"])
-        return found.status == 0 ? String(found.stdout.dropLast()) : nil
+        try devices.password(device, account, service: "fault.example")
     }
 
     @Test(arguments: [11, 12] as [UInt64])
     func seededEditsWithKilledDaemonsAndServerConverge(_ seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
-        let database = directory + "/server.sqlite"
-        var server = try SyncDaemonProcess(["--database", database, "--open-registration"], log: directory + "/syncd.log")
+        var server = try devices.server()
         let port = server.port
         let url = "http://127.0.0.1:\(port)"
         #expect(try security(0, ["sync", "enable", "--server", url]).status == 0)
-        try pair(0, 1, server: url)
-        try pair(0, 2, server: url)
+        try devices.pair(0, 1, server: url)
+        try devices.pair(0, 2, server: url)
 
         // Accounts are made by one device and synced to all before any other touches them
         // (two devices making one primary key at once is a collision, decided by uuid, not
@@ -66,7 +44,7 @@ import Testing
             #expect(try security(Int(random.next() % 3), ["add-generic-password", "--synchronizable", "-a", account, "-s", "fault.example", "-w", value]).status == 0)
             model[account] = .some(value)
         }
-        try roundsUntilQuiet()
+        try devices.roundsUntilQuiet()
 
         var kills = 0, serverKills = 0, edits = 0, deletes = 0
         for step in 0..<200 {
@@ -93,37 +71,24 @@ import Testing
                 if random.next() % 3 == 0 {
                     // The server dies mid-stream and comes back on its database and port.
                     server.stop(signal: SIGKILL)
-                    server = try SyncDaemonProcess(["--database", database, "--open-registration", "--port", "\(port)"], log: directory + "/syncd.log")
+                    server = try devices.server(port: port)
                     serverKills += 1
                 } else {
                     // A device's securityd dies during a round.
-                    let round = try RunningCommand("security", ["sync", "now"], environment: environment(device))
+                    let round = try RunningCommand("security", ["sync", "now"], environment: devices.environment(device))
                     usleep(UInt32(random.next() % 40_000))
-                    if let pid = DaemonControl.pid(home: homes[device]) { kill(pid, SIGKILL) }
+                    if let pid = DaemonControl.pid(home: devices.homes[device]) { kill(pid, SIGKILL) }
                     _ = round.finish()
                     kills += 1
                 }
             }
         }
-        try roundsUntilQuiet()
-        for device in homes.indices {
+        try devices.roundsUntilQuiet()
+        for device in devices.indices {
             for account in accounts {
                 #expect(try password(device, account) == model[account] ?? nil, "seed \(seed), device \(device), \(account)")
             }
         }
         #expect(kills > 0 && serverKills > 0 && edits > 20 && deletes > 0, "seed \(seed): \(edits) edits, \(deletes) deletes, \(kills) securityd and \(serverKills) server kills")
-    }
-
-    /// Rounds on every device until one pass moves nothing (at most four passes).
-    func roundsUntilQuiet() throws {
-        for _ in 0..<4 {
-            var moved = false
-            for device in homes.indices {
-                let round = try security(device, ["sync", "now"])
-                #expect(round.status == 0, "\(round.stderr)")
-                moved = moved || !round.stdout.hasPrefix("received 0, sent 0,")
-            }
-            if !moved { return }
-        }
     }
 }

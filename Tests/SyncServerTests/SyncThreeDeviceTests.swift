@@ -6,72 +6,40 @@ import Testing
 /// through one real trousseau-syncd, on SQLite and on PostgreSQL: two paired with a code, the
 /// third joined through the second; items added, changed and deleted on each converge on all.
 @Suite final class SyncThreeDeviceTests {
-    let directory: String
-    let homes: [String]
+    let devices: SyncDeviceHomes
 
     init() throws {
-        let directory = try TemporaryKeychain.makeTemporaryDirectory()
-        self.directory = directory
-        homes = ["a", "b", "c"].map { directory + "/device-" + $0 }
+        devices = try SyncDeviceHomes(["a", "b", "c"])
     }
 
-    deinit {
-        for home in homes { DaemonControl.stop(home: home) }
-        try? FileManagerLite.removeTree(directory)
-    }
-
-    func security(_ device: Int, _ arguments: String..., input: String = "") throws -> CommandResult {
-        try CommandRunner.run("security", arguments, environment: ["KEYCHAIN_HOME": homes[device], "TROUSSEAU_SECURITYD_LOG": homes[device] + ".log"], input: input)
-    }
-
-    /// `member` shows a code and approves; `newcomer` joins with it.
-    func pair(_ member: Int, _ newcomer: Int, server url: String) throws {
-        let pairing = try RunningCommand(
-            "security", ["sync", "pair", "--approve"], environment: ["KEYCHAIN_HOME": homes[member], "TROUSSEAU_SECURITYD_LOG": homes[member] + ".log"])
-        let code = String(pairing.readLine().dropFirst("code: ".count))
-        let joined = try security(newcomer, "sync", "join", "--server", url, "-", input: code + "\n")
-        let paired = pairing.finish()
-        #expect(joined.status == 0 && paired.status == 0, "\(joined.stderr) \(paired.stderr)")
-    }
-
-    /// Rounds on every device until nothing moves (at most three passes).
-    func converge() throws {
-        for _ in 0..<3 {
-            var moved = false
-            for device in homes.indices {
-                let round = try security(device, "sync", "now")
-                #expect(round.status == 0, "\(round.stderr)")
-                moved = moved || !round.stdout.hasPrefix("received 0, sent 0,")
-            }
-            if !moved { return }
-        }
+    func security(_ device: Int, _ arguments: String...) throws -> CommandResult {
+        try devices.security(device, arguments)
     }
 
     func password(_ device: Int, _ account: String) throws -> String? {
-        let found = try security(device, "find-generic-password", "--synchronizable", "-a", account, "-s", "mail.example", "-w")
-        return found.status == 0 ? String(found.stdout.dropLast()) : nil
+        try devices.password(device, account, service: "mail.example")
     }
 
     @Test(arguments: Backend.available)
     func threeDevicesConvergeAndKeepTheLosingValue(_ backend: Backend) throws {
-        let location = try backend == .sqlite ? directory + "/server.sqlite" : backend.makeLocation()
+        let location = try backend == .sqlite ? devices.directory + "/server.sqlite" : backend.makeLocation()
         let server = try SyncDaemonProcess(
-            (backend == .sqlite ? ["--database", location] : ["--postgres", location]) + ["--open-registration"], log: directory + "/syncd.log")
+            (backend == .sqlite ? ["--database", location] : ["--postgres", location]) + ["--open-registration"], log: devices.directory + "/syncd.log")
         let url = "http://127.0.0.1:\(server.port)"
 
         #expect(try security(0, "add-generic-password", "--synchronizable", "-a", "shared", "-s", "mail.example", "-w", "first").status == 0)
         #expect(try security(0, "sync", "enable", "--server", url).status == 0)
-        try pair(0, 1, server: url)
-        try pair(1, 2, server: url)  // the third joins through the second
-        for device in homes.indices {
+        try devices.pair(0, 1, server: url)
+        try devices.pair(1, 2, server: url)  // the third joins through the second
+        for device in devices.indices {
             #expect(try security(device, "add-generic-password", "--synchronizable", "-a", "from-\(device)", "-s", "mail.example", "-w", "written on \(device)").status == 0)
             #expect(try security(device, "add-generic-password", "-a", "local-\(device)", "-s", "mail.example", "-w", "stays on \(device)").status == 0)
         }
-        try converge()
-        for device in homes.indices {
+        try devices.roundsUntilQuiet()
+        for device in devices.indices {
             // The first learnt of the third from the chain on the server, in a round.
             #expect(try security(device, "sync", "devices").stdout.split(separator: "\n").count == 3, "device \(device)")
-            for writer in homes.indices {
+            for writer in devices.indices {
                 #expect(try password(device, "from-\(writer)") == "written on \(writer)", "device \(device) has what \(writer) wrote")
                 if writer != device {
                     #expect(try security(device, "find-generic-password", "-a", "local-\(writer)", "-w").status != 0, "a local item stays on its device")
@@ -85,8 +53,8 @@ import Testing
         #expect(try security(2, "add-generic-password", "-U", "--synchronizable", "-a", "shared", "-s", "mail.example", "-w", "edited on c").status == 0)
         // …and a deletion on the second device.
         #expect(try security(1, "delete-generic-password", "--synchronizable", "-a", "from-0", "-s", "mail.example").status == 0)
-        try converge()
-        for device in homes.indices {
+        try devices.roundsUntilQuiet()
+        for device in devices.indices {
             #expect(try password(device, "shared") == "edited on c", "device \(device)")
             #expect(try password(device, "from-0") == nil, "device \(device): the deletion reached it")
         }

@@ -1,0 +1,108 @@
+import Foundation
+import KeychainTestSupport
+import Testing
+
+/// Device homes for end-to-end sync tests: each a KEYCHAIN_HOME with its own securityd and
+/// enclave (started by `security` on demand, stopped at the end), driven as a user would.
+final class SyncDeviceHomes: @unchecked Sendable {
+    let directory: String
+    let homes: [String]
+
+    init(_ names: [String]) throws {
+        let directory = try TemporaryKeychain.makeTemporaryDirectory()
+        self.directory = directory
+        homes = names.map { directory + "/device-" + $0 }
+    }
+
+    deinit {
+        for home in homes { DaemonControl.stop(home: home) }
+        try? FileManagerLite.removeTree(directory)
+    }
+
+    var indices: Range<Int> { homes.indices }
+
+    func environment(_ device: Int) -> [String: String] {
+        ["KEYCHAIN_HOME": homes[device], "TROUSSEAU_SECURITYD_LOG": homes[device] + ".log"]
+    }
+
+    func security(_ device: Int, _ arguments: [String], input: String = "") throws -> CommandResult {
+        try CommandRunner.run("security", arguments, environment: environment(device), input: input)
+    }
+
+    /// A trousseau-syncd on SQLite in this directory, open to new accounts.
+    func server(port: Int? = nil) throws -> SyncDaemonProcess {
+        try SyncDaemonProcess(
+            ["--database", directory + "/server.sqlite", "--open-registration"] + (port.map { ["--port", "\($0)"] } ?? []), log: directory + "/syncd.log")
+    }
+
+    /// `member` shows a code and approves (`pair --approve`); `newcomer` joins with it,
+    /// read from its standard input. Answers both commands' outcomes.
+    @discardableResult
+    func pair(_ member: Int, _ newcomer: Int, server url: String) throws -> (joined: CommandResult, paired: (status: Int32, stdout: String, stderr: String)) {
+        let pairing = try RunningCommand("security", ["sync", "pair", "--approve"], environment: environment(member))
+        let codeLine = pairing.readLine()
+        let code = codeLine.hasPrefix("code: ") ? String(codeLine.dropFirst("code: ".count)) : ""
+        let joined = try security(newcomer, ["sync", "join", "--server", url, "-"], input: code + "\n")
+        let paired = pairing.finish()
+        #expect(joined.status == 0 && paired.status == 0, "\(codeLine) \(joined.stderr) \(paired.stderr)")
+        return (joined, paired)
+    }
+
+    /// The synchronizable generic password of `account` and `service` on `device`, or nil.
+    func password(_ device: Int, _ account: String, service: String) throws -> String? {
+        let found = try security(device, ["find-generic-password", "--synchronizable", "-a", account, "-s", service, "-w"])
+        return found.status == 0 ? String(found.stdout.dropLast()) : nil
+    }
+
+    /// Rounds on every device until one pass moves nothing (at most four passes).
+    func roundsUntilQuiet() throws {
+        for _ in 0..<4 {
+            var moved = false
+            for device in homes.indices {
+                let round = try security(device, ["sync", "now"])
+                #expect(round.status == 0, "\(round.stderr)")
+                moved = moved || !round.stdout.hasPrefix("received 0, sent 0,")
+            }
+            if !moved { return }
+        }
+    }
+}
+
+/// A command left running while the test does something else: its first line of output is
+/// read as soon as it is written.
+final class RunningCommand: @unchecked Sendable {
+    let process = Process()
+    let output = Pipe()
+    let errors = Pipe()
+    var buffered = Data()
+
+    init(_ product: String, _ arguments: [String], environment: [String: String]) throws {
+        process.executableURL = CommandRunner.productsDirectory.appendingPathComponent(product)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(CommandRunner.testEnvironment) { _, new in new }.merging(environment) { _, new in new }
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// The next line of standard output, without its newline ("" at its end).
+    func readLine() -> String {
+        while !buffered.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            buffered += chunk
+        }
+        let line = buffered.prefix { $0 != UInt8(ascii: "\n") }
+        buffered = Data(buffered.dropFirst(line.count + 1))
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    /// Waits for it to exit: its status, the rest of its output, and its standard error.
+    func finish() -> (status: Int32, stdout: String, stderr: String) {
+        let rest = output.fileHandleForReading.readDataToEndOfFile()
+        let errorText = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: buffered + rest, as: UTF8.self), String(decoding: errorText, as: UTF8.self))
+    }
+}
