@@ -184,7 +184,7 @@ let package = Package(
             dependencies: [
                 "CSystemShims", "CSystemd", "CodeSigning", "KeychainCallers", "SecretService", "KeyringFiles", "KeychainCertificates", "KeychainKeys", "KeychainPKCS12", "KeychainProfiles",
                 "KeychainModel", "KeychainCrypto", "KeychainStore",
-                "KeychainSystem", "KeychainProtocol", "Enclave", "EnclaveProtocol", "KeychainSync", "SyncCrypto", "SyncJoin", "SyncProtocol",
+                "KeychainSystem", "KeychainProtocol", "Enclave", "EnclaveProtocol", "KeychainSync", "SyncCrypto", "SyncEngine", "SyncJoin", "SyncProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),

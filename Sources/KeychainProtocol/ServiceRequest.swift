@@ -54,7 +54,7 @@ public enum ServiceCatalog {
         84: Service.ChangeKeychainPassword.self, 85: Service.SearchList.self, 86: Service.DefaultKeychain.self, 87: Service.InstallProfile.self,
         88: Service.RemoveProfile.self, 89: Service.CopyProfiles.self, 90: Service.ServeSecretService.self, 91: Service.ImportKeyring.self,
         92: Service.EnableSync.self, 93: Service.DisableSync.self, 94: Service.SyncNow.self, 95: Service.CopySyncStatus.self,
-        96: Service.StartSyncPairing.self, 97: Service.AwaitSyncPairing.self, 98: Service.ApproveSyncPairing.self, 99: Service.JoinSync.self,
+        96: Service.StartSyncPairing.self, 97: Service.AwaitSyncPairing.self, 98: Service.ApproveSyncPairing.self, 99: Service.JoinSync.self, 100: Service.CopySyncHistory.self,
     ])
 
     /// Every request, by opcode.

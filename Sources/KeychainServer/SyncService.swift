@@ -8,6 +8,7 @@ import KeychainStore
 import KeychainSync
 import KeychainSystem
 import SyncCrypto
+import SyncEngine
 import SyncProtocol
 
 #if canImport(Glibc)
@@ -149,6 +150,23 @@ final class SyncService: Sendable {
                 guard (try? store.syncAccount()) != nil else { continue }
                 _ = try? syncNow()
             }
+        }
+    }
+
+    // MARK: History
+
+    /// The values of the item `uuid` that lost a merge, opened in the enclave.
+    func history(of uuid: UUID, withSecrets: Bool) throws -> [SyncLostValue] {
+        guard let circle = try circle() else { throw Self.off }
+        let record = uuid.uuidString.lowercased()
+        guard let id = SyncIdentifier(record) else { throw KeychainError.itemNotFound }
+        return try store.syncHistory(record).map { entry in
+            let context = SyncRecordContext(zone: circle.zone, record: id, version: entry.version, type: .item)
+            let payload = try SyncItemPayload(decoding: try circle.sealer.open(entry.body, context: context), lostValues: true)
+            let attributes = payload.attributes.compactMap { name, value in value.stringValue.map { "\(name)=\($0)" } }.sorted()
+            return SyncLostValue(
+                version: entry.version, writer: entry.writer, written: entry.clock.date.timeIntervalSinceReferenceDate, deleted: payload.isDeleted,
+                attributes: attributes, secret: withSecrets ? payload.secret?.value : nil)
         }
     }
 

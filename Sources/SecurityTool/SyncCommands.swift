@@ -10,7 +10,8 @@ import Glibc
 /// with the user's other devices on and off, runs a round, says where it stands.
 enum SyncCommands {
     static let usage = """
-        enable --server URL | pair [--approve] | join --server URL CODE|- | status | devices | now | disable
+        enable --server URL | pair [--approve] | join --server URL CODE|- | status | devices | now
+            | history -a account -s service [-w] | disable
             enable   Found a sync circle on the trousseau-syncd server at URL with this device as its
                      first member (https://, or http:// to this machine's loopback); then send every
                      synchronizable item. With a keychain password set, that is needed.
@@ -24,17 +25,25 @@ enum SyncCommands {
             devices  List the circle's devices, this one marked with *.
             now      Run a round now (receive, merge, send) and say what it did; securityd also
                      runs one every minute while it runs.
-            disable  Stop syncing: forget the account, the keys and the queues; every item stays.
+            history  The values of a synchronizable generic password that lost a merge with another
+                     device's change (none is overwritten silently): who wrote each and when, its
+                     attributes, and with -w its password.
+            disable  Stop syncing: forget the account, the keys, the queues and the history; every
+                     item stays.
         Items sync when they are synchronizable (kSecAttrSynchronizable, or --synchronizable on
         add-generic-password and add-internet-password) and not ThisDeviceOnly.
         """
 
     static func sync(_ arguments: [String], _ session: ToolSession) -> Int32 {
-        guard arguments.count >= 2, let parsed = try? OptionParser("h", longOptions: ["server": true, "approve": false]).parse(arguments.dropFirst(2)) else {
+        guard arguments.count >= 2, let parsed = try? OptionParser("a:s:wh", longOptions: ["server": true, "approve": false]).parse(arguments.dropFirst(2)) else {
             return ToolCommand.showUsage
         }
         let server = parsed.options.last { $0.name == "server" }?.value
         let approve = parsed.options.contains { $0.name == "approve" }
+        let account = parsed.options.last { $0.name == "a" }?.value
+        let service = parsed.options.last { $0.name == "s" }?.value
+        let withSecrets = parsed.options.contains { $0.name == "w" }
+        guard (account == nil && service == nil && !withSecrets) || arguments[1] == "history" else { return ToolCommand.showUsage }
         guard parsed.operands.count == (arguments[1] == "join" ? 1 : 0), server == nil || ["enable", "join"].contains(arguments[1]),
             !approve || arguments[1] == "pair"
         else { return ToolCommand.showUsage }
@@ -51,6 +60,11 @@ enum SyncCommands {
                 if code == "-" { code = (readLine(strippingNewline: true) ?? "").split(whereSeparator: \.isWhitespace).joined() }
                 ToolOutput.error("waiting for the other device to approve this one…\n")
                 ToolOutput.print(describe(try session.call(Service.JoinSync(server: server, code: code), purpose: "turn on sync")))
+            case "history":
+                guard let account, let service else { return ToolCommand.showUsage }
+                let history = try session.call(
+                    Service.CopySyncHistory(account: account, service: service, withSecrets: withSecrets), purpose: "read the item's sync history")
+                ToolOutput.print(describe(history, account: account, service: service))
             case "status":
                 ToolOutput.print(describe(try session.call(Service.CopySyncStatus())))
             case "devices":
@@ -92,6 +106,18 @@ enum SyncCommands {
         }
         try session.call(Service.ApproveSyncPairing(nameplate: started.nameplate, approve: approved), purpose: "add a device to sync")
         ToolOutput.print(approved ? "device \(request.device) joined\n" : "device \(request.device) was not added; the code is dead\n")
+    }
+
+    /// `history`'s lines.
+    static func describe(_ history: SyncHistoryList, account: String, service: String) -> String {
+        var text = "\"\(account)\" at \"\(service)\": \(history.entries.count) value(s) lost a merge\n"
+        for entry in history.entries {
+            let when = Date(timeIntervalSinceReferenceDate: entry.written).formatted(.iso8601)
+            text += "version \(entry.version): \(entry.deleted ? "a deletion" : "a change") by device \(entry.writer) at \(when)\n"
+            for attribute in entry.attributes { text += "    \(attribute)\n" }
+            if let secret = entry.secret { text += "    password: \(String(decoding: secret.withUnsafeBytes { Data($0) }, as: UTF8.self))\n" }
+        }
+        return text
     }
 
     /// `status`'s lines.

@@ -180,8 +180,10 @@ extension SyncItemPayload {
     /// class, catalogue attributes only, scalar values, a group that may sync, a protection
     /// class that is not ThisDeviceOnly, writers that are device ids.
     ///
+    /// - Parameter lostValues: the plaintext is a history entry — the fields that lost a
+    ///   merge, not a whole item — so it need not name a group or a protection class.
     /// - Throws: `errSecDecode` naming what is wrong (never a value).
-    public init(decoding plaintext: SecretBytes) throws {
+    public init(decoding plaintext: SecretBytes, lostValues: Bool = false) throws {
         var reader = ByteReader(plaintext)
         do {
             guard try reader.byte() == Self.format else { throw KeychainError.decode("unknown sync item format") }
@@ -223,6 +225,7 @@ extension SyncItemPayload {
         }
         if isDeleted, fields.isEmpty { return }  // deleted before this device saw it
         if isDeleted, secret?.value != nil { throw KeychainError.decode("a deleted sync item carries a secret") }
+        if lostValues { return }
         guard let group = accessGroup, AccessGroups.maySync(group) else {
             throw KeychainError.decode("a sync item names no access group, or one that does not sync")
         }

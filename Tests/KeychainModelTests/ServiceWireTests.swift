@@ -49,6 +49,7 @@ import Testing
         Service.EnableSync(server: "https://sync.example.org"), Service.DisableSync(), Service.SyncNow(), Service.CopySyncStatus(),
         Service.StartSyncPairing(), Service.AwaitSyncPairing(nameplate: 42), Service.ApproveSyncPairing(nameplate: 42, approve: true),
         Service.JoinSync(server: "https://sync.example.org", code: "42-1234-5678"),
+        Service.CopySyncHistory(account: "alice", service: "mail.example", withSecrets: true),
     ]
 
     static func frame(_ request: some WireMessage, presence: SecretBytes? = nil) -> [UInt8] {

@@ -25,8 +25,8 @@ final class SyncDeviceHomes: @unchecked Sendable {
         ["KEYCHAIN_HOME": homes[device], "TROUSSEAU_SECURITYD_LOG": homes[device] + ".log"]
     }
 
-    func security(_ device: Int, _ arguments: [String], input: String = "") throws -> CommandResult {
-        try CommandRunner.run("security", arguments, environment: environment(device), input: input)
+    func security(_ device: Int, _ arguments: [String], input: String = "", environment extra: [String: String] = [:]) throws -> CommandResult {
+        try CommandRunner.run("security", arguments, environment: environment(device).merging(extra) { $1 }, input: input)
     }
 
     /// A trousseau-syncd on SQLite in this directory, open to new accounts.

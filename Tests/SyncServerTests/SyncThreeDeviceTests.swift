@@ -60,6 +60,11 @@ import Testing
         }
         let history = try security(2, "sync", "status").stdout
         #expect(history.contains("history: 1\n"), "the merge on c kept a's value: \(history)")
+        let lost = try security(2, "sync", "history", "-a", "shared", "-s", "mail.example", "-w")
+        #expect(lost.status == 0, "\(lost.stderr)")
+        #expect(lost.stdout.hasPrefix("\"shared\" at \"mail.example\": 1 value(s) lost a merge\nversion "), "\(lost.stdout)")
+        #expect(lost.stdout.contains(" by device ") && lost.stdout.hasSuffix("    password: edited on a\n"), "only what lost, the password: \(lost.stdout)")
+        #expect(!(try security(2, "sync", "history", "-a", "shared", "-s", "mail.example").stdout.contains("password")), "no secret without -w")
 
         // The server holds ciphertext only.
         if backend == .sqlite {

@@ -72,6 +72,43 @@ extension Service {
     }
 }
 
+extension Service {
+    /// The values of a synchronizable generic password that lost a merge (its sync history),
+    /// oldest first; the secrets with `withSecrets`, which needs what reading the item's
+    /// secret needs.
+    @WireStruct
+    public struct CopySyncHistory: ServiceRequest {
+        public typealias Response = SyncHistoryList
+        public static let authorization = Authorization.securityTool(operation: "reading an item's sync history")
+        public var account: String
+        public var service: String
+        public var withSecrets: Bool
+    }
+}
+
+/// An item's lost values.
+@WireStruct
+public struct SyncHistoryList: WireCodable {
+    public var entries: [SyncLostValue]
+}
+
+/// One value that lost a merge: who wrote it and when, and what it held.
+@WireStruct
+public struct SyncLostValue: WireCodable {
+    /// The record's version whose merge it lost.
+    public var version: Int64
+    /// The device that wrote it.
+    public var writer: String
+    /// When it was written, by the writer's clock (seconds since 2001).
+    public var written: Double
+    /// Whether the losing change was a deletion.
+    public var deleted: Bool
+    /// Its attributes with text values, as `name=value`.
+    public var attributes: [String]
+    /// Its secret, when asked for and it held one.
+    public var secret: SecretBytes?
+}
+
 /// A pairing opened: the code to show.
 @WireStruct
 public struct SyncPairingStarted: WireCodable, Hashable {

@@ -55,3 +55,20 @@ extension Service.JoinSync: ServedRequest {
         try daemon.sync.join(server: authorized.request.server, code: authorized.request.code)
     }
 }
+
+extension Service.CopySyncHistory: ServedRequest {
+    static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> Response {
+        let request = authorized.request
+        // The item is found as the tool finds it (its reach; the secret's with -w), then its
+        // lost values are opened in the enclave.
+        let query: [String: KeychainValue] = [
+            "class": .string("genp"), "acct": .string(request.account), "svce": .string(request.service), "sync": .bool(true),
+            "r_PersistentRef": .bool(true), "r_Data": .bool(request.withSecrets),
+        ]
+        let groups = try daemon.reach(of: authorized.caller, for: .search(query: query, returnsData: request.withSecrets), presence: authorized.presence != nil)
+        guard case .dictionary(let found)? = try daemon.store.copyMatching(query.merging(["r_Attributes": .bool(true)]) { $1 }, caller: groups),
+            case .data(let reference)? = found["v_PersistentRef"]
+        else { throw KeychainError.itemNotFound }
+        return SyncHistoryList(entries: try daemon.sync.history(of: try PersistentReference(data: reference).uuid, withSecrets: request.withSecrets))
+    }
+}
