@@ -16,6 +16,8 @@ struct PairingSession: Sendable {
     var expires: Int64
     /// The device that proved it knows the code, once it has.
     var request: JoinRequest?
+    /// An `AwaitSyncPairing` is running the exchange.
+    var awaiting = false
 }
 
 // Joining a device (docs/ARCHITECTURE.md, "Joining a device"): a member opens a pairing and
@@ -42,7 +44,11 @@ extension SyncService {
         let opened = try Self.blocking { try await circle.client.openPairing() }
         let code = JoinCode.short(nameplate: opened.nameplate)
         let member = try Self.refusing { try MemberPairing(code: code, pairing: opened.pairing, device: circle.device) }
-        state.withLock { $0.pairings[opened.nameplate] = PairingSession(member: member, expires: opened.expires) }
+        let now = Int64(Date().timeIntervalSince1970)
+        state.withLock { state in
+            state.pairings = state.pairings.filter { $0.value.expires > now }  // a pair command that went away
+            state.pairings[opened.nameplate] = PairingSession(member: member, expires: opened.expires)
+        }
         DaemonLog.write("sync: opened pairing \(opened.nameplate)")
         return SyncPairingStarted(code: code.text, nameplate: opened.nameplate)
     }
@@ -50,9 +56,13 @@ extension SyncService {
     /// Waits for the new device and runs the member's side of the exchange: the device that
     /// proved it knows the code. Any failure closes the pairing (the code is dead).
     func awaitPairing(_ nameplate: Int64) throws -> SyncPairingRequest {
-        guard let session = state.withLock({ $0.pairings[nameplate] }), session.request == nil else {
-            throw KeychainError.param("no pairing \(nameplate) is waiting here")
+        let session = state.withLock { state -> PairingSession? in
+            guard var session = state.pairings[nameplate], session.request == nil, !session.awaiting else { return nil }
+            session.awaiting = true
+            state.pairings[nameplate] = session
+            return session
         }
+        guard let session else { throw KeychainError.param("no pairing \(nameplate) is waiting here") }
         guard let circle = try circle() else { throw Self.off }
         let client = circle.client
         do {
@@ -77,7 +87,11 @@ extension SyncService {
     /// Adds the device that asked through `nameplate` to the circle and welcomes it, or
     /// refuses it (the pairing closes; the device learns it was not approved).
     func approvePairing(_ nameplate: Int64, approve: Bool) throws {
-        guard let session = state.withLock({ $0.pairings.removeValue(forKey: nameplate) }), let request = session.request else {
+        let session = state.withLock { state -> PairingSession? in
+            guard state.pairings[nameplate]?.request != nil else { return nil }
+            return state.pairings.removeValue(forKey: nameplate)
+        }
+        guard let session, let request = session.request else {
             throw KeychainError.param("no device asked to join through pairing \(nameplate)")
         }
         guard let current = try circle() else { throw Self.off }
@@ -86,26 +100,36 @@ extension SyncService {
             DaemonLog.write("sync: pairing \(nameplate): the device was not approved")
             return
         }
+        // Time left to welcome it: a device added after its pairing expired could never join.
+        guard session.expires > Int64(Date().timeIntervalSince1970) + 30 else {
+            close(nameplate, client: current.client)
+            throw KeychainError(status: OSStatusCode.authFailed, message: "the pairing expired before the device was approved: pair again")
+        }
         do {
             try rounds.withLock { _ in
-                // The chain as it is now: another member may have added a device meanwhile.
-                let circle = try refreshMembership(current)
-                guard let zoneKey = circle.zoneKey else { throw KeychainError(status: OSStatusCode.internalComponent, message: "the zone key is missing") }
-                var membership = circle.membership
-                let added = try enclave.signMembershipRecord(membership.unsigned(.add(request.keys), signer: circle.device), as: circle.identity)
-                try Self.refusing { try membership.append(added) }
-                let context = SyncRecordContext(zone: circle.zone, record: Self.shareRecord(for: request.keys.device), version: 1, type: .keyShare)
-                let share = try enclave.sealSyncKeyShare(zoneKey, context: context, to: request.keys, identity: circle.identity)
-                let welcome = try Self.refusing { try session.member.welcome(JoinWelcome(account: circle.account, pin: membership.pin)) }
-                let client = circle.client
-                try Self.blocking {
-                    try await client.appendMembership(MembershipEntry(index: added.index, entry: added.encoded))
-                    try await client.registerDevice(request.keys.device, token: request.credential)
-                    _ = try await client.apply(
-                        [SyncRecord(record: context.record, type: SyncRecordType.keyShare.rawValue, version: 1, body: share)], zone: circle.zone)
-                    try await client.postPairingMessage(nameplate, welcome.encoded)
-                }
-                try store.appendSyncMembership([added.encoded], from: Int(added.index))
+                    // The circle and its chain as they are now (a round, or another member, may
+                    // have added entries since).
+                    guard let stored = try circle() else { throw Self.off }
+                    let circle = try refreshMembership(stored)
+                    guard let zoneKey = circle.zoneKey else { throw KeychainError(status: OSStatusCode.internalComponent, message: "the zone key is missing") }
+                    var membership = circle.membership
+                    let added = try enclave.signMembershipRecord(membership.unsigned(.add(request.keys), signer: circle.device), as: circle.identity)
+                    try Self.refusing { try membership.append(added) }
+                    let context = SyncRecordContext(zone: circle.zone, record: Self.shareRecord(for: request.keys.device), version: 1, type: .keyShare)
+                    let share = try enclave.sealSyncKeyShare(zoneKey, context: context, to: request.keys, identity: circle.identity)
+                    let welcome = try Self.refusing { try session.member.welcome(JoinWelcome(account: circle.account, pin: membership.pin)) }
+                    let client = circle.client
+                    // The credential and the share first (harmless to a device not in the chain),
+                    // then the chain's entry, kept here, then the welcome: a failure before the
+                    // entry adds no member that cannot join.
+                    try Self.blocking {
+                        try await client.registerDevice(request.keys.device, token: request.credential)
+                        _ = try await client.apply(
+                            [SyncRecord(record: context.record, type: SyncRecordType.keyShare.rawValue, version: 1, body: share)], zone: circle.zone)
+                        try await client.appendMembership(MembershipEntry(index: added.index, entry: added.encoded))
+                    }
+                    try store.appendSyncMembership([added.encoded], from: Int(added.index))
+                    try Self.blocking { try await client.postPairingMessage(nameplate, welcome.encoded) }
             }
             DaemonLog.write("sync: device \(request.keys.device) joined the circle")
         } catch {
@@ -124,10 +148,10 @@ extension SyncService {
         let url = try SyncServerClient.checkedURL(server)
         let code: JoinCode
         do { code = try JoinCode(parsing: text) } catch { throw KeychainError.param("not a join code: a code reads like 42-4821-0937") }
-        try rounds.withLock { _ in
-            guard try store.syncAccount() == nil else {
-                throw KeychainError(status: OSStatusCode.duplicateItem, message: "sync is already on for this keychain (security sync disable first)")
-            }
+        // The exchange and the wait for approval (minutes) hold no lock; only turning sync on
+        // does, checked again there.
+        do {
+            guard try store.syncAccount() == nil else { throw Self.alreadyOn }
             let device = SyncIdentifier.random()
             let identity = try enclave.createSyncIdentity(device: device)
             let credential = try enclave.syncCredential(identity: identity)
@@ -181,14 +205,17 @@ extension SyncService {
                 let sharer = chain.members[addedBy]
             else { throw KeychainError.decode("the circle's chain does not add this device") }
             let keys = try openKeys(records, chain: chain, identity: identity, device: device, sharer: sharer)
-            try store.enableSync(
-                SyncAccountRecord(server: url.absoluteString, account: welcome.account.rawValue, device: device.rawValue, identity: identity.data),
-                circle: SyncCircleRows(
-                    membership: entries.map(\.entry),
-                    keys: ([keys.zone, keys.classA, keys.classC]).map {
-                        SyncKeyRow(key: $0.keyID.rawValue, zone: Self.zone.rawValue, role: Int($0.role.rawValue), blob: $0.data)
-                    },
-                    zone: SyncZoneKeys(zone: Self.zone.rawValue, zoneKey: keys.zone.keyID.rawValue, classA: keys.classA.keyID.rawValue, classC: keys.classC.keyID.rawValue)))
+            try rounds.withLock { _ in
+                guard try store.syncAccount() == nil else { throw Self.alreadyOn }
+                try store.enableSync(
+                    SyncAccountRecord(server: url.absoluteString, account: welcome.account.rawValue, device: device.rawValue, identity: identity.data),
+                    circle: SyncCircleRows(
+                        membership: entries.map(\.entry),
+                        keys: ([keys.zone, keys.classA, keys.classC]).map {
+                            SyncKeyRow(key: $0.keyID.rawValue, zone: Self.zone.rawValue, role: Int($0.role.rawValue), blob: $0.data)
+                        },
+                        zone: SyncZoneKeys(zone: Self.zone.rawValue, zoneKey: keys.zone.keyID.rawValue, classA: keys.classA.keyID.rawValue, classC: keys.classC.keyID.rawValue)))
+            }
             DaemonLog.write("sync: joined a circle of \(chain.members.count) devices as device \(device)")
         }
         _ = try? syncNow()
@@ -243,6 +270,10 @@ extension SyncService {
     private func close(_ nameplate: Int64, client: SyncServerClient) {
         state.withLock { _ = $0.pairings.removeValue(forKey: nameplate) }
         _ = try? Self.blocking { try await client.closePairing(nameplate) }
+    }
+
+    static var alreadyOn: KeychainError {
+        KeychainError(status: OSStatusCode.duplicateItem, message: "sync is already on for this keychain (security sync disable first)")
     }
 
     static var off: KeychainError { KeychainError(status: OSStatusCode.itemNotFound, message: "sync is not on for this keychain") }

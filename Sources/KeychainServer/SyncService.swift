@@ -99,6 +99,7 @@ final class SyncService: Sendable {
             state.withLock {
                 $0.lastSync = nil
                 $0.lastError = nil
+                $0.pairings = [:]
             }
             DaemonLog.write("sync: turned off")
         }
@@ -231,6 +232,9 @@ final class SyncService: Sendable {
         guard !entries.isEmpty else { return circle }
         var membership = circle.membership
         try Self.refusing { try membership.extend(with: try entries.map { try MembershipRecord(decoding: $0.entry) }) }
+        guard membership.members[circle.device] != nil else {
+            throw KeychainError(status: OSStatusCode.authFailed, message: "this device was removed from its sync circle")
+        }
         try store.appendSyncMembership(entries.map(\.entry), from: Int(circle.membership.pin.length))
         var refreshed = circle
         refreshed.membership = membership

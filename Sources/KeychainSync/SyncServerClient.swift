@@ -44,7 +44,10 @@ public struct SyncServerClient: SyncZoneTransport {
             throw KeychainError.param("the sync server's URL must not carry a user name or password: devices sign in with their own credential")
         }
         guard components.query == nil, components.fragment == nil else { throw KeychainError.param("the sync server's URL takes no query or fragment") }
-        let loopback = host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        // Loopback by address, not by a name that merely starts like one ("127.example.org").
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        let ipv4Loopback = octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+        let loopback = host == "localhost" || host == "::1" || host == "[::1]" || ipv4Loopback
         guard scheme == "https" || (scheme == "http" && loopback) else {
             throw KeychainError.param("the sync server must be https:// (plain http:// only on this machine's loopback)")
         }
@@ -131,14 +134,17 @@ public struct SyncServerClient: SyncZoneTransport {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await URLSession.shared.data(for: request)
+            (data, response) = try await Self.session.data(for: request)
         } catch {
             throw KeychainError(status: OSStatusCode.notAvailable, message: "the sync server \(server.host ?? "") cannot be reached (\(method) \(Self.route(path)))")
         }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard data.count <= Self.maximumAnswer else { throw KeychainError.decode("the sync server's answer is too long") }
         guard expecting.contains(status) else {
-            let message = (try? JSONDecoder().decode(SyncErrorBody.self, from: data)).map { String($0.message.prefix(300)) } ?? "HTTP \(status)"
+            // The server's own words, printable ASCII only: they reach a log and a terminal.
+            let message = (try? JSONDecoder().decode(SyncErrorBody.self, from: data)).map {
+                String(String.UnicodeScalarView($0.message.unicodeScalars.prefix(300).filter { (0x20..<0x7f).contains($0.value) }))
+            } ?? "HTTP \(status)"
             let code = status == 401 || status == 403 ? OSStatusCode.authFailed : status == 404 ? OSStatusCode.itemNotFound : OSStatusCode.io
             throw KeychainError(status: code, message: "the sync server refused \(method) \(Self.route(path)): \(message)")
         }
@@ -153,6 +159,20 @@ public struct SyncServerClient: SyncZoneTransport {
         }
     }
 
+    /// The session every client uses: ephemeral (no cookies, no cache on disk), and it
+    /// follows no redirect — a redirect would carry the credential to wherever it pointed.
+    static let session = URLSession(configuration: .ephemeral, delegate: RefusingRedirects(), delegateQueue: nil)
+
     /// A path without its query, for messages.
     private static func route(_ path: String) -> String { String(path.prefix { $0 != "?" }) }
+}
+
+/// Answers every redirect with "do not follow": the 3xx itself is the answer, an error.
+final class RefusingRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
 }

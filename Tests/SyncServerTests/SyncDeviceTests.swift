@@ -76,6 +76,7 @@ import Testing
     @Test func enablingRefusesWhatIsNotASyncServer() throws {
         for (server, words) in [
             ("http://sync.example.org", "plain http:// only on this machine's loopback"),
+            ("http://127.0.0.1.example.org", "plain http:// only on this machine's loopback"),
             ("https://user:secret@sync.example.org", "must not carry a user name or password"),
             ("sync.example.org", "a URL such as"),
             ("https://sync.example.org/?token=1", "takes no query"),
