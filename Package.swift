@@ -287,7 +287,15 @@ let package = Package(
         .target(name: "SyncEngine", dependencies: ["KeychainModel", "KeychainCallers", "SyncProtocol"]),
         // The engine that drives them over a keychain store, a sealer (the enclave) and a
         // transport (the server).
-        .target(name: "KeychainSync", dependencies: ["KeychainModel", "KeychainStore", "SyncEngine", "SyncCrypto", "SyncProtocol"]),
+        .target(
+            name: "KeychainSync",
+            dependencies: [
+                "KeychainModel", "KeychainStore", "SyncEngine", "SyncCrypto", "SyncProtocol",
+                // securityd's change hints: a WebSocket client (Debian's libcurl has no WebSocket for URLSession).
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "SyncServer",
             dependencies: [

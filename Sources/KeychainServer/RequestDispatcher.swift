@@ -60,6 +60,9 @@ public struct RequestDispatcher: Sendable {
         sync.startBackground(interval: interval)
     }
 
+    /// Whether this keychain syncs (its daemon then stays up when idle, to hear hints).
+    public var syncing: Bool { sync.listening }
+
     /// The machine is about to sleep: locks the file keychains set to lock on sleep.
     public func lockForSleep() {
         let locked = fileKeychains.lockForSleep()

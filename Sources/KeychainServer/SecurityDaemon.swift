@@ -136,7 +136,8 @@ public final class SecurityDaemon: Sendable {
         let timer = DispatchSource.makeTimerSource(queue: .global())
         timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1))
         timer.setEventHandler { [self] in
-            let idle = state.withLock { !$0.heldOpen && $0.connections.isEmpty && ContinuousClock.now - $0.lastActivity >= idleExit }
+            // A keychain that syncs stays up: its hints and rounds are nobody's connection.
+            let idle = state.withLock { !$0.heldOpen && $0.connections.isEmpty && ContinuousClock.now - $0.lastActivity >= idleExit } && !dispatcher.syncing
             if idle {
                 timer.cancel()
                 stop(reason: "idle for \(idleExit)")

@@ -219,6 +219,7 @@ extension SyncService {
             DaemonLog.write("sync: joined a circle of \(chain.members.count) devices as device \(device)")
         }
         _ = try? syncNow()
+        startHints()
         return try status()
     }
 

@@ -30,10 +30,18 @@ final class SyncService: Sendable {
         var lastError: String?
         /// Pairings this device opened, by nameplate.
         var pairings: [Int64: PairingSession] = [:]
+        /// Whether rounds run by themselves (``startBackground(interval:)``), not only when asked.
+        var background = false
     }
     let state = BlockingMutex(State())
     /// Held for a whole round (or an enable, or a disable): one at a time.
     let rounds = BlockingMutex(())
+    /// Signalled when a round should run before the timer's: a local change was queued, or
+    /// the server hinted at another device's. Kicks that come during a round run one more
+    /// round after it, so a burst of changes costs a round or two, not one each.
+    let wakeups = DispatchSemaphore(value: 0)
+    /// The server's change hints while sync is on (``startHints()``).
+    let hints = BlockingMutex<SyncHintListener?>(nil)
 
     /// The zone every item record lives in (one view, as CKKS's "keychain" zone).
     static let zone = SyncIdentifier("keychain")!
@@ -88,6 +96,7 @@ final class SyncService: Sendable {
             DaemonLog.write("sync: founded a circle on \(url.host ?? "the server") as device \(device)")
         }
         _ = try? syncNow()
+        startHints()
         return try status()
     }
 
@@ -96,6 +105,7 @@ final class SyncService: Sendable {
         try rounds.withLock { _ in
             guard try store.syncAccount() != nil else { throw KeychainError(status: OSStatusCode.itemNotFound, message: "sync is not on for this keychain") }
             try store.disableSync()
+            stopHints()
             state.withLock {
                 $0.lastSync = nil
                 $0.lastError = nil
@@ -142,16 +152,64 @@ final class SyncService: Sendable {
         }
     }
 
-    /// Runs a round every `interval` while the daemon runs (nothing while sync is off), on a
-    /// thread of its own.
+    /// Runs rounds on a thread of its own while the daemon runs (nothing while sync is off):
+    /// one soon after a local change joins the queue or the server hints at another
+    /// device's, and one every `interval` whatever happens (hints may be lost).
     func startBackground(interval: Duration) {
+        state.withLock { $0.background = true }
+        store.syncChanges.observe { [wakeups] in wakeups.signal() }
+        if (try? store.syncAccount()) != nil { startHints() }
+        let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
         _ = ThreadLauncher.detach { [self] in
             while true {
-                sleep(UInt32(clamping: max(interval.components.seconds, 1)))
+                _ = wakeups.wait(timeout: .now() + max(seconds, 0.01))
+                while wakeups.wait(timeout: .now()) == .success {}  // one round for all kicks so far
                 guard (try? store.syncAccount()) != nil else { continue }
                 _ = try? syncNow()
             }
         }
+    }
+
+    /// Opens the hint socket to the account's server (again, after a restart or a join).
+    func startHints() {
+        guard state.withLock({ $0.background }), let account = try? store.syncAccount(), let identity = try? SyncIdentityBlob(data: account.identity) else { return }
+        let listener: SyncHintListener
+        do {
+            listener = try SyncHintListener(
+                server: account.server, credential: { [enclave] in try enclave.syncCredential(identity: identity) },
+                log: { DaemonLog.write($0) },
+                changed: { [weak self] hint in self?.hinted(hint) })
+        } catch {
+            DaemonLog.write("sync: no hint socket: \((error as? KeychainError)?.message ?? "\(type(of: error))")")
+            return
+        }
+        let previous = hints.withLock { hints in
+            defer { hints = listener }
+            return hints
+        }
+        previous?.stop()
+        listener.start()
+    }
+
+    /// Whether the hint socket is kept (sync is on and the background runs).
+    var listening: Bool { hints.withLock { $0 != nil } }
+
+    func stopHints() {
+        hints.withLock { hints in
+            defer { hints = nil }
+            return hints
+        }?.stop()
+    }
+
+    /// A hint from the server: a round unless it names a feed position this device has
+    /// already read (its own writes come back as hints too).
+    func hinted(_ hint: ChangeHint) {
+        if let zone = hint.zone, hint != .subscribed,
+            let cursor = try? store.syncZones().first(where: { $0.zone == zone.rawValue })?.cursor, hint.seq <= cursor
+        {
+            return
+        }
+        wakeups.signal()
     }
 
     // MARK: History

@@ -42,6 +42,7 @@ extension KeychainStore {
               clock = excluded.clock, attempts = 0
             """, in: db
         ).execute(arguments: [Self.syncRecordID(uuid), itemClass.rawValue, change == .tombstone ? 1 : 0, tick])
+        db.afterNextTransaction { [syncChanges] _ in syncChanges.fire() }
     }
 
     /// Queues what replacing `old` by `new` (the same record) means for sync, if anything.

@@ -23,6 +23,8 @@ public final class KeychainStore: Sendable {
     let statements = StatementCache()
     let groupCommit = GroupCommit()
     let checkpointingWrites: Bool
+    /// Fired after a commit that queued a change for sync.
+    public let syncChanges = SyncChangeSignal()
 
     /// The database file's name inside `KEYCHAIN_HOME`.
     public static let databaseFileName = "keychain.db"

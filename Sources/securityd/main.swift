@@ -23,7 +23,8 @@ import Glibc
 // Environment: KEYCHAIN_HOME, XDG_DATA_HOME, XDG_RUNTIME_DIR (see KeychainPaths);
 // TROUSSEAU_SECURITYD_IDLE_SECONDS (exit after this long without clients; 0: never;
 // default 600); TROUSSEAU_SECURITYD_LOG (a file for diagnostics); TROUSSEAU_SYNC_INTERVAL_SECONDS (how
-// often a round of sync runs while sync is on; default 60). A client that starts the
+// often a round of sync runs while sync is on, besides those changes and hints start; default 60;
+// 0: only `security sync now`, and the daemon may exit when idle). A client that starts the
 // daemon passes only these (DaemonEnvironment). Test builds also read
 // TROUSSEAU_UNSAFE_FAST_KDF=1 (cheap passcode derivation), TROUSSEAU_TEST_ADMIN_TRUST_SETTINGS=FILE
 // (the administrator's trust settings, instead of /etc/trousseau/trust-settings), TROUSSEAU_TEST_ENCLAVE_KEY_SEED
@@ -166,8 +167,10 @@ do {
     stopSignals.attach(daemon)
     // A user's keychains set to lock on sleep do (the System keychain has no password to ask).
     if !system { SleepWatch.start(address: sleepBus) { dispatcher.lockForSleep() } }
-    // While sync is on, a round every TROUSSEAU_SYNC_INTERVAL_SECONDS (default 60) besides `security sync now`.
-    if !system { dispatcher.startSync(interval: .seconds(environment["TROUSSEAU_SYNC_INTERVAL_SECONDS"].flatMap { Int($0) }.map { max($0, 1) } ?? 60)) }
+    // While sync is on, a round soon after each change here or hint from the server, and one every
+    // TROUSSEAU_SYNC_INTERVAL_SECONDS (default 60); 0 leaves only `security sync now`.
+    let syncInterval = environment["TROUSSEAU_SYNC_INTERVAL_SECONDS"].flatMap { Int($0) }.map { max($0, 0) } ?? 60
+    if !system && syncInterval > 0 { dispatcher.startSync(interval: .seconds(syncInterval)) }
     DaemonStartFailure.clear(for: paths)  // an earlier daemon's, now out of date
     DaemonLog.write("serving \(paths.home) on \(paths.socket)")
     daemon.run()

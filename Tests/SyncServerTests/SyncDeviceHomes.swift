@@ -8,12 +8,6 @@ final class SyncDeviceHomes: @unchecked Sendable {
     let directory: String
     let homes: [String]
 
-    init(_ names: [String]) throws {
-        let directory = try TemporaryKeychain.makeTemporaryDirectory()
-        self.directory = directory
-        homes = names.map { directory + "/device-" + $0 }
-    }
-
     deinit {
         for home in homes { DaemonControl.stop(home: home) }
         try? FileManagerLite.removeTree(directory)
@@ -21,8 +15,23 @@ final class SyncDeviceHomes: @unchecked Sendable {
 
     var indices: Range<Int> { homes.indices }
 
+    /// Whether each device's securityd runs rounds by itself (after changes, on hints, on its
+    /// timer); otherwise only `security sync now` does, so a test decides when each runs.
+    let automatic: Bool
+
+    init(_ names: [String], automatic: Bool = false) throws {
+        let directory = try TemporaryKeychain.makeTemporaryDirectory()
+        self.directory = directory
+        self.automatic = automatic
+        homes = names.map { directory + "/device-" + $0 }
+    }
+
     func environment(_ device: Int) -> [String: String] {
-        ["KEYCHAIN_HOME": homes[device], "TROUSSEAU_SECURITYD_LOG": homes[device] + ".log"]
+        [
+            "KEYCHAIN_HOME": homes[device], "TROUSSEAU_SECURITYD_LOG": homes[device] + ".log",
+            // Automatic: a timer long enough that only a change or a hint explains a round.
+            "TROUSSEAU_SYNC_INTERVAL_SECONDS": automatic ? "3600" : "0",
+        ]
     }
 
     func security(_ device: Int, _ arguments: [String], input: String = "", environment extra: [String: String] = [:]) throws -> CommandResult {
@@ -52,6 +61,11 @@ final class SyncDeviceHomes: @unchecked Sendable {
     func password(_ device: Int, _ account: String, service: String) throws -> String? {
         let found = try security(device, ["find-generic-password", "--synchronizable", "-a", account, "-s", service, "-w"])
         return found.status == 0 ? String(found.stdout.dropLast()) : nil
+    }
+
+    /// What `device`'s securityd wrote to its log, for a failure's message.
+    func log(_ device: Int) -> String {
+        (try? String(contentsOfFile: homes[device] + ".log", encoding: .utf8)) ?? ""
     }
 
     /// Rounds on every device until one pass moves nothing (at most four passes).
