@@ -21,8 +21,12 @@ final class BenchKeychain: @unchecked Sendable {
     /// The size of every item's secret.
     static let secretSize = 32
 
+    /// What the daemon is started with besides `TROUSSEAU_SECURITYD_IDLE_SECONDS=0`.
+    let daemonEnvironment: [String: String]
+
     /// A new keychain in a temporary directory under `parent`.
-    init(daemon: String, directory parent: String) throws {
+    init(daemon: String, directory parent: String, daemonEnvironment: [String: String] = [:]) throws {
+        self.daemonEnvironment = daemonEnvironment.merging(["TROUSSEAU_SECURITYD_IDLE_SECONDS": "0"]) { $1 }
         var template = Array((parent + "/keychain-bench-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp: \(String(cString: strerror(errno)))") }
         directory = String(cString: made)
@@ -32,7 +36,7 @@ final class BenchKeychain: @unchecked Sendable {
 
     /// A new connection, starting the daemon when none runs.
     func connect() throws -> KeychainClient {
-        try KeychainClient.connect(paths, daemon: daemon, daemonEnvironment: ["TROUSSEAU_SECURITYD_IDLE_SECONDS": "0"])
+        try KeychainClient.connect(paths, daemon: daemon, daemonEnvironment: daemonEnvironment)
     }
 
     func connect(_ clients: Int) throws -> [KeychainClient] {

@@ -108,7 +108,7 @@ struct KeychainBench: ParsableCommand {
         if sync {
             let output = Output()
             output.line("keychain-bench --sync\(smoke ? " (smoke run: figures mean nothing)" : "")")
-            var bench = SyncBench(plan: smoke ? .smoke : .full, directory: directory, output: output)
+            var bench = SyncBench(plan: smoke ? .smoke : .full, products: products, directory: directory, output: output)
             try bench.run(postgres: postgres)
             report.sync = bench.rows
             report.targets = Targets.sync(bench.rows)

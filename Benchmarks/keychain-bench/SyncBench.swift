@@ -21,7 +21,8 @@ import Glibc
 ///
 /// Rows: a device's enclave sealing and opening an item record; a conditional batch of one
 /// write (one client, then several), a batch of 100 writes, and a change made by one device
-/// visible to another — told by a WebSocket hint, or found by polling.
+/// visible to another — told by a WebSocket hint, or found by polling — and the same between
+/// two devices' securityd (``SyncDeviceBench``).
 struct SyncBench {
     struct Plan: Sendable {
         var batches: Int
@@ -32,13 +33,17 @@ struct SyncBench {
         var pollInterval: Duration
         var floorSamples: Int
         var engineItems: Int
+        var deviceChanges: Int
 
         static let full = Plan(
-            batches: 2_000, clients: 8, largeBatches: 200, visible: 300, polled: 40, pollInterval: .milliseconds(250), floorSamples: 2_000, engineItems: 10_000)
-        static let smoke = Plan(batches: 30, clients: 2, largeBatches: 5, visible: 5, polled: 3, pollInterval: .milliseconds(100), floorSamples: 30, engineItems: 150)
+            batches: 2_000, clients: 8, largeBatches: 200, visible: 300, polled: 40, pollInterval: .milliseconds(250), floorSamples: 2_000, engineItems: 10_000,
+            deviceChanges: 100)
+        static let smoke = Plan(
+            batches: 30, clients: 2, largeBatches: 5, visible: 5, polled: 3, pollInterval: .milliseconds(100), floorSamples: 30, engineItems: 150, deviceChanges: 3)
     }
 
     let plan: Plan
+    let products: Products
     let directory: String
     let output: Output
     var rows: [BenchReport.SyncRow] = []
@@ -139,6 +144,10 @@ struct SyncBench {
             }
         }
         rows.append(row("change visible elsewhere, polling every \(interval)", clients: 1, polled, floor: visibleFloor, floorName: "batch + HTTP round trip"))
+
+        // The same between two devices' securityd, as an app sees it.
+        let devices = SyncDeviceBench(products: products, directory: directory, server: "http://127.0.0.1:\(server.port)", changes: plan.deviceChanges)
+        rows.append(row("change visible on another device (securityd, SecItem), hint", clients: 1, try devices.measure(), floor: hinted.p50, floorName: "hinted change over HTTP"))
 
         // The engine: a device's queue sent, and a new device's first sync, through this server.
         let engine = SyncEngineBench(items: plan.engineItems, directory: directory, port: server.port, writerToken: writer, readerToken: reader)

@@ -85,13 +85,15 @@ import Testing
         #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
         let rows = try #require(report["sync"] as? [[String: Any]])
-        for (backend, count) in [("enclave", 2), ("SQLite", 9), ("PostgreSQL", 10)] {
+        for (backend, count) in [("enclave", 2), ("SQLite", 10), ("PostgreSQL", 11)] {
             let mine = rows.filter { $0["backend"] as? String == backend }
             #expect(mine.count == count && mine.allSatisfy { ($0["p50Micros"] as? Double ?? 0) > 0 && ($0["floorMicros"] as? Double ?? 0) > 0 }, "\(backend): \(mine)")
         }
         let targets = try #require(report["targets"] as? [[String: Any]]).compactMap { $0["target"] as? String }
         #expect(targets.count == 4, "\(targets)")
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("bench-sync-") || $0.hasPrefix("bench-engine-") || $0.hasPrefix("floor-") }
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter {
+            $0.hasPrefix("bench-sync-") || $0.hasPrefix("bench-engine-") || $0.hasPrefix("floor-") || $0.hasPrefix("keychain-bench-")
+        }
         #expect(left.isEmpty, "\(left)")
     }
 }
