@@ -434,7 +434,7 @@ let package = Package(
             dependencies: [
                 "SyncServer", "SyncProtocol", "SyncCrypto", "SyncJoin", "KeychainTestSupport", "trousseau-syncd",
                 // The end-to-end tests' devices: each home its own securityd and enclave, driven by `security`.
-                "securityd", "trousseau-enclave", "SecurityTool",
+                "securityd", "trousseau-enclave", "SecurityTool", "keychain-example",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

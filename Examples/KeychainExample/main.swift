@@ -7,9 +7,14 @@ import Security
 // groups of its entitlements; unsigned, it gets its implicit group.
 //
 //   keychain-example add SERVICE ACCOUNT SECRET [GROUP]
+//   keychain-example update SERVICE ACCOUNT SECRET [GROUP]
 //   keychain-example find SERVICE ACCOUNT [GROUP]     prints the item's group and secret
 //   keychain-example delete SERVICE ACCOUNT [GROUP]
 //   keychain-example list                             every generic password it can see
+//
+// --synchronizable (before the command) makes the item one iCloud Keychain would sync
+// (kSecAttrSynchronizable) and reaches only such items; --this-device-only adds it as
+// AfterFirstUnlockThisDeviceOnly, which never leaves the device.
 //
 // The first line printed is always "status=<OSStatus>", then Apple's message on failure.
 
@@ -20,6 +25,12 @@ func report(_ status: OSStatus) {
     }
 }
 
+var arguments = CommandLine.arguments.dropFirst().map { $0 }
+let synchronizable = arguments.first == "--synchronizable"
+if synchronizable { arguments.removeFirst() }
+let thisDeviceOnly = arguments.first == "--this-device-only"
+if thisDeviceOnly { arguments.removeFirst() }
+
 func itemQuery(service: String, account: String, group: String?) -> [String: Any] {
     var query: [String: Any] = [
         kSecClass as String: kSecClassGenericPassword,
@@ -28,16 +39,21 @@ func itemQuery(service: String, account: String, group: String?) -> [String: Any
         kSecUseDataProtectionKeychain as String: true,
     ]
     if let group { query[kSecAttrAccessGroup as String] = group }
+    if synchronizable { query[kSecAttrSynchronizable as String] = kCFBooleanTrue }
     return query
 }
 
-let arguments = CommandLine.arguments.dropFirst().map { $0 }
 switch (arguments.first, arguments.count) {
 case ("add", 4...5):
     var query = itemQuery(service: arguments[1], account: arguments[2], group: arguments.count == 5 ? arguments[4] : nil)
     query[kSecValueData as String] = arguments[3].data(using: .utf8)!
-    query[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlock
+    query[kSecAttrAccessible as String] = thisDeviceOnly ? kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly : kSecAttrAccessibleAfterFirstUnlock
     report(SecItemAdd(query as CFDictionary, nil))
+
+case ("update", 4...5):
+    let query = itemQuery(service: arguments[1], account: arguments[2], group: arguments.count == 5 ? arguments[4] : nil)
+    let changes = [kSecValueData as String: arguments[3].data(using: .utf8)!]
+    report(SecItemUpdate(query as CFDictionary, changes as CFDictionary))
 
 case ("find", 3...4):
     var query = itemQuery(service: arguments[1], account: arguments[2], group: arguments.count == 4 ? arguments[3] : nil)
@@ -70,6 +86,8 @@ case ("list", 1):
     }
 
 default:
-    print("usage: keychain-example add SERVICE ACCOUNT SECRET [GROUP] | find SERVICE ACCOUNT [GROUP] | delete SERVICE ACCOUNT [GROUP] | list")
+    print(
+        "usage: keychain-example [--synchronizable] [--this-device-only] add SERVICE ACCOUNT SECRET [GROUP] | update SERVICE ACCOUNT SECRET [GROUP]"
+            + " | find SERVICE ACCOUNT [GROUP] | delete SERVICE ACCOUNT [GROUP] | list")
     exit(2)
 }

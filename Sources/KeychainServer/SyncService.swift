@@ -62,7 +62,7 @@ final class SyncService: Sendable {
         let url = try SyncServerClient.checkedURL(server)
         try rounds.withLock { _ in
             guard try store.syncAccount() == nil else {
-                throw KeychainError(status: OSStatusCode.duplicateItem, message: "sync is already on for this keychain (security sync disable first)")
+                throw Self.alreadyOn
             }
             let account = SyncIdentifier.random()
             let device = SyncIdentifier.random()
@@ -103,7 +103,7 @@ final class SyncService: Sendable {
     /// Turns sync off: forgets the account and its state; every item stays.
     func disable() throws {
         try rounds.withLock { _ in
-            guard try store.syncAccount() != nil else { throw KeychainError(status: OSStatusCode.itemNotFound, message: "sync is not on for this keychain") }
+            guard try store.syncAccount() != nil else { throw Self.off }
             try store.disableSync()
             stopHints()
             state.withLock {
@@ -124,7 +124,7 @@ final class SyncService: Sendable {
     @discardableResult
     func syncNow() throws -> SyncReport {
         try rounds.withLock { _ in
-            guard var circle = try circle() else { throw KeychainError(status: OSStatusCode.itemNotFound, message: "sync is not on for this keychain") }
+            guard var circle = try circle() else { throw Self.off }
             do {
                 circle = try refreshMembership(circle)
                 let engine = try KeychainSyncEngine(

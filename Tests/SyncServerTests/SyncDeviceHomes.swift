@@ -38,6 +38,11 @@ final class SyncDeviceHomes: @unchecked Sendable {
         try CommandRunner.run("security", arguments, environment: environment(device).merging(extra) { $1 }, input: input)
     }
 
+    /// `keychain-example` (an app written against SecItem) on `device`.
+    func app(_ device: Int, _ arguments: [String]) throws -> CommandResult {
+        try CommandRunner.run("keychain-example", arguments, environment: environment(device))
+    }
+
     /// A trousseau-syncd on SQLite in this directory, open to new accounts.
     func server(port: Int? = nil) throws -> SyncDaemonProcess {
         try SyncDaemonProcess(

@@ -125,6 +125,41 @@ import Testing
         #expect(try securityB("find-generic-password", "--synchronizable", "-a", "bob", "-w").status != 0, "the deletion reached B")
     }
 
+    @Test func anAppsSecItemChangesSyncAndThisDeviceOnlyStays() throws {
+        let database = directory + "/server.sqlite"
+        let server = try devices.server()
+        let url = "http://127.0.0.1:\(server.port)"
+        #expect(try security("sync", "enable", "--server", url).status == 0)
+        try devices.pair(0, 1, server: url)
+        func app(_ device: Int, _ arguments: String...) throws -> String {
+            try devices.app(device, arguments).stdout
+        }
+        // The same app on both machines (one executable, so one implicit access group).
+        #expect(try app(0, "--synchronizable", "add", "app.example", "alice", "from the app") == "status=0\n")
+        #expect(try app(0, "--synchronizable", "--this-device-only", "add", "app.example", "pinned", "never leaves a") == "status=0\n")
+        #expect(try app(0, "add", "app.example", "plain", "not synchronizable") == "status=0\n")
+        try devices.roundsUntilQuiet()
+        #expect(try app(1, "--synchronizable", "find", "app.example", "alice").hasSuffix("data=from the app\n"))
+        #expect(try app(1, "--synchronizable", "find", "app.example", "pinned").hasPrefix("status=-25300\n"), "ThisDeviceOnly stays on a")
+        #expect(try app(1, "find", "app.example", "plain").hasPrefix("status=-25300\n"), "a local item stays on a")
+        #expect(try security("sync", "status").stdout.contains("synced: 1\n"), "one record sent: the synchronizable item that may leave")
+
+        // SecItemUpdate on b, SecItemDelete on a.
+        #expect(try app(1, "--synchronizable", "update", "app.example", "alice", "updated on b") == "status=0\n")
+        try devices.roundsUntilQuiet()
+        #expect(try app(0, "--synchronizable", "find", "app.example", "alice").hasSuffix("data=updated on b\n"))
+        #expect(try app(0, "--synchronizable", "delete", "app.example", "alice") == "status=0\n")
+        try devices.roundsUntilQuiet()
+        #expect(try app(1, "--synchronizable", "find", "app.example", "alice").hasPrefix("status=-25300\n"), "the deletion reached b")
+        #expect(try app(0, "--synchronizable", "find", "app.example", "pinned").hasSuffix("data=never leaves a\n"))
+
+        server.stop()
+        let bytes = serverBytes(database)
+        for plaintext in ["app.example", "alice", "pinned", "plain", "from the app", "updated on b", "never leaves", "not synchronizable"] {
+            #expect(bytes.range(of: Data(plaintext.utf8)) == nil, "the server's database holds \(plaintext)")
+        }
+    }
+
     @Test func aWrongCodeFailsOnBothSidesAndKillsThePairing() throws {
         let server = try devices.server()
         let url = "http://127.0.0.1:\(server.port)"
