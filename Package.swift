@@ -36,6 +36,8 @@ let package = Package(
         // trousseau-syncd only: the HTTP server (WebSocket hints, TLS) and its two databases through one SQL layer.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        // securityd's HTTP to the sync server (NIO, as the hint socket; not URLSession: see SyncServerClient).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/vapor/sql-kit", from: "3.36.0"),
         .package(url: "https://github.com/vapor/sqlite-kit", from: "4.5.2"),
@@ -291,7 +293,8 @@ let package = Package(
             name: "KeychainSync",
             dependencies: [
                 "KeychainModel", "KeychainStore", "SyncEngine", "SyncCrypto", "SyncProtocol",
-                // securityd's change hints: a WebSocket client (Debian's libcurl has no WebSocket for URLSession).
+                // securityd's HTTP and change hints (a WebSocket; Debian's libcurl has none for URLSession).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,8 +1,6 @@
+import AsyncHTTPClient
 public import FoundationEssentials
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import NIOCore
 public import KeychainModel
 public import SyncProtocol
 
@@ -123,23 +121,25 @@ public struct SyncServerClient: SyncZoneTransport {
     // MARK: HTTP
 
     private func send<Body: Encodable>(_ method: String, _ path: String, body: Body?, expecting: Set<Int>) async throws -> (status: Int, body: Data) {
-        guard let url = URL(string: server.absoluteString + path) else { throw KeychainError.param("not a sync server path: \(path)") }
-        var request = URLRequest(url: url, timeoutInterval: 30)
-        request.httpMethod = method
-        request.setValue(scheme + " " + credential.withUnsafeBytes { Data($0) }.base64EncodedString(), forHTTPHeaderField: "Authorization")
+        var request = HTTPClientRequest(url: server.absoluteString + path)
+        request.method = .init(rawValue: method)
+        request.headers.add(name: "Authorization", value: scheme + " " + credential.withUnsafeBytes { Data($0) }.base64EncodedString())
         if let body {
-            request.httpBody = try JSONEncoder().encode(body)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(body)))
+            request.headers.add(name: "Content-Type", value: "application/json")
         }
+        let status: Int
         let data: Data
-        let response: URLResponse
         do {
-            (data, response) = try await Self.session.data(for: request)
+            let response = try await Self.http.execute(request, timeout: Self.timeout)
+            status = Int(response.status.code)
+            let collected = try await response.body.collect(upTo: Self.maximumAnswer)
+            data = Data(collected.readableBytesView)
+        } catch is NIOTooManyBytesError {
+            throw KeychainError.decode("the sync server's answer is too long")
         } catch {
             throw KeychainError(status: OSStatusCode.notAvailable, message: "the sync server \(server.host ?? "") cannot be reached (\(method) \(Self.route(path)))")
         }
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        guard data.count <= Self.maximumAnswer else { throw KeychainError.decode("the sync server's answer is too long") }
         guard expecting.contains(status) else {
             // The server's own words, printable ASCII only: they reach a log and a terminal.
             let message = (try? JSONDecoder().decode(SyncErrorBody.self, from: data)).map {
@@ -159,20 +159,21 @@ public struct SyncServerClient: SyncZoneTransport {
         }
     }
 
-    /// The session every client uses: ephemeral (no cookies, no cache on disk), and it
-    /// follows no redirect — a redirect would carry the credential to wherever it pointed.
-    static let session = URLSession(configuration: .ephemeral, delegate: RefusingRedirects(), delegateQueue: nil)
+    /// The HTTP client every request goes through (AsyncHTTPClient on NIO's shared event
+    /// loops, as the hint socket): it follows no redirect — a redirect would carry the
+    /// credential to wherever it pointed; a 3xx is the answer, refused as any unexpected
+    /// status. (URLSession on Linux was used first: when a connection it reused closed
+    /// before the answer, it resent the request on a new one without its body and waited
+    /// out its timeout.) It lives as long as the process.
+    static let http: HTTPClient = {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    /// The longest a request may take, answer included.
+    static let timeout = TimeAmount.seconds(120)
 
     /// A path without its query, for messages.
     private static func route(_ path: String) -> String { String(path.prefix { $0 != "?" }) }
-}
-
-/// Answers every redirect with "do not follow": the 3xx itself is the answer, an error.
-final class RefusingRedirects: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
-        completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
-    }
 }

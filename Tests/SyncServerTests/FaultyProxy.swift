@@ -164,3 +164,49 @@ final class FaultyProxy: @unchecked Sendable {
         }
     }
 }
+
+/// A loopback HTTP server that answers every request with one canned response, and counts
+/// the requests it was sent.
+final class CannedHTTPServer: @unchecked Sendable {
+    let port: Int
+    private let listener: Int32
+    private let lock = NSLock()
+    private var served = 0
+
+    var requests: Int { lock.withLock { served } }
+
+    init(answer: String) throws {
+        let listening = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = FaultyProxy.loopback(port: 0)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard bound == 0, listen(listening, 16) == 0 else {
+            close(listening)
+            throw POSIXError(.EADDRINUSE)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listening, $0, &length) } }
+        listener = listening
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let response = Array(answer.utf8)
+        Thread.detachNewThread { [self] in
+            while true {
+                let client = accept(listening, nil, nil)
+                if client < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                var buffer = [UInt8](repeating: 0, count: 16 << 10)
+                if read(client, &buffer, buffer.count) > 0 {
+                    lock.withLock { served += 1 }
+                    _ = response.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+                }
+                close(client)
+            }
+        }
+    }
+
+    deinit {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+}

@@ -94,6 +94,17 @@ import Testing
         #expect(again.stderr.contains("sync is already on"), "\(again.stderr)")
     }
 
+    @Test func aRedirectIsNotFollowedSoTheCredentialGoesNowhereElse() throws {
+        let elsewhere = try CannedHTTPServer(answer: "HTTP/1.1 201 Created\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        let redirecting = try CannedHTTPServer(
+            answer: "HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:\(elsewhere.port)/v1/accounts\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        let enabled = try security("sync", "enable", "--server", "http://127.0.0.1:\(redirecting.port)")
+        #expect(enabled.status != 0)
+        #expect(enabled.stderr.contains("the sync server refused POST /v1/accounts: HTTP 307"), "\(enabled.stderr)")
+        #expect(redirecting.requests == 1 && elsewhere.requests == 0, "the request, and its credential, went no further")
+        #expect(try security("sync", "status").stdout == "sync: off\n")
+    }
+
     @Test func aSecondDeviceJoinsWithTheCodeAndBothConverge() throws {
         let server = try devices.server()
         let url = "http://127.0.0.1:\(server.port)"
