@@ -23,8 +23,9 @@ enum SyncCommands {
             status   Say whether sync is on, with which server and account, this device's id, the
                      circle's devices, changes waiting to be sent, and the last round's outcome.
             devices  List the circle's devices, this one marked with *.
-            now      Run a round now (receive, merge, send) and say what it did; securityd also
-                     runs one every minute while it runs.
+            now      Run a round now (receive, merge, send) and say what it did. securityd runs
+                     rounds by itself too: soon after a change here, when the server tells it
+                     another device changed something, and every minute.
             history  The values of a synchronizable generic password that lost a merge with another
                      device's change (none is overwritten silently): who wrote each and when, its
                      attributes, and with -w its password.

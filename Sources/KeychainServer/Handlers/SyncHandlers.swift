@@ -59,6 +59,7 @@ extension Service.JoinSync: ServedRequest {
 extension Service.CopySyncHistory: ServedRequest {
     static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> Response {
         let request = authorized.request
+        guard try daemon.store.syncAccount() != nil else { throw SyncService.off }
         // The item is found as the tool finds it (its reach; the secret's with -w), then its
         // lost values are opened in the enclave.
         let query: [String: KeychainValue] = [
