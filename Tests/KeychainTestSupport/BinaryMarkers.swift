@@ -1,3 +1,6 @@
+// Test support: compiled in debug builds only (`swift build -c release` builds the products,
+// and a release build cannot `@testable import`).
+#if TROUSSEAU_TEST_HOOKS
 import Foundation
 import KeychainSystem
 
@@ -17,3 +20,4 @@ public enum BinaryMarkers {
         return markers.filter { binary.range(of: Data($0.utf8)) != nil }
     }
 }
+#endif

@@ -1,3 +1,6 @@
+// Test support: compiled in debug builds only (`swift build -c release` builds the products,
+// and a release build cannot `@testable import`).
+#if TROUSSEAU_TEST_HOOKS
 import Foundation
 
 /// The outcome of running a command: exit status, standard output and standard error.
@@ -167,3 +170,4 @@ public enum DaemonControl {
         return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first != "Z" || threads > 1
     }
 }
+#endif

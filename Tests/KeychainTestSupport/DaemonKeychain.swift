@@ -1,3 +1,6 @@
+// Test support: compiled in debug builds only (`swift build -c release` builds the products,
+// and a release build cannot `@testable import`).
+#if TROUSSEAU_TEST_HOOKS
 import Foundation
 import KeychainClient
 import KeychainModel
@@ -74,3 +77,4 @@ public final class DaemonKeychain: @unchecked Sendable {
         return entries.compactMap { pid_t($0) }.filter { DaemonControl.isDaemon($0, home: home) }
     }
 }
+#endif

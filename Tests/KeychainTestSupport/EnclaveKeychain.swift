@@ -1,3 +1,6 @@
+// Test support: compiled in debug builds only (`swift build -c release` builds the products,
+// and a release build cannot `@testable import`).
+#if TROUSSEAU_TEST_HOOKS
 import Dispatch
 import Enclave
 import EnclaveBackend
@@ -60,3 +63,4 @@ extension EnclaveClient {
         return .connected(to: client)
     }
 }
+#endif

@@ -1,3 +1,6 @@
+// Test support: compiled in debug builds only (`swift build -c release` builds the products,
+// and a release build cannot `@testable import`).
+#if TROUSSEAU_TEST_HOOKS
 import Foundation
 
 /// Runs `body(i)` for `count` threads at once and returns their results in order.
@@ -26,3 +29,4 @@ private final class ResultBox<T: Sendable>: @unchecked Sendable {
     func set(_ index: Int, _ result: Result<T, any Error>) { lock.withLock { results[index] = result } }
     func values() throws -> [T] { try lock.withLock { try results.map { try $0!.get() } } }
 }
+#endif

@@ -1,3 +1,6 @@
+// Test support: compiled in debug builds only (`swift build -c release` builds the products,
+// and a release build cannot `@testable import`).
+#if TROUSSEAU_TEST_HOOKS
 import Foundation
 
 /// A PostgreSQL 15 server of the tests' own (Debian's `postgresql-15`): a data directory in a
@@ -102,3 +105,4 @@ public struct PostgresServerError: Error, CustomStringConvertible {
     public let description: String
     init(_ description: String) { self.description = description }
 }
+#endif

@@ -1,3 +1,6 @@
+// Test support: compiled in debug builds only (`swift build -c release` builds the products,
+// and a release build cannot `@testable import`).
+#if TROUSSEAU_TEST_HOOKS
 import FoundationEssentials
 import KeychainModel
 
@@ -39,3 +42,4 @@ extension KeychainValue {
         return nil
     }
 }
+#endif

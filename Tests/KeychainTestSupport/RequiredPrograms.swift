@@ -1,3 +1,6 @@
+// Test support: compiled in debug builds only (`swift build -c release` builds the products,
+// and a release build cannot `@testable import`).
+#if TROUSSEAU_TEST_HOOKS
 import Foundation
 public import Testing
 
@@ -9,3 +12,4 @@ extension Trait where Self == ConditionTrait {
         return .enabled(if: installed, Comment(rawValue: "needs \(programs.joined(separator: ", ")) (scripts/install-deps)"))
     }
 }
+#endif

@@ -1,3 +1,6 @@
+// Test support: compiled in debug builds only (`swift build -c release` builds the products,
+// and a release build cannot `@testable import`).
+#if TROUSSEAU_TEST_HOOKS
 import Foundation
 import KeychainModel
 import Testing
@@ -102,3 +105,4 @@ public struct ProbeResult: CustomStringConvertible {
 
     public var description: String { "status \(status.map(String.init) ?? "none") group \(group ?? "-") items \(items)" }
 }
+#endif

@@ -1,3 +1,6 @@
+// Test support: compiled in debug builds only (`swift build -c release` builds the products,
+// and a release build cannot `@testable import`).
+#if TROUSSEAU_TEST_HOOKS
 /// A small seeded generator (SplitMix64) for reproducible random inputs: a failing seed can
 /// be run again.
 public struct SplitMix64: RandomNumberGenerator {
@@ -13,3 +16,4 @@ public struct SplitMix64: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+#endif

@@ -1,3 +1,6 @@
+// Test support: compiled in debug builds only (`swift build -c release` builds the products,
+// and a release build cannot `@testable import`).
+#if TROUSSEAU_TEST_HOOKS
 import Foundation
 
 #if canImport(Glibc)
@@ -44,3 +47,4 @@ public final class SystemKeychainDaemon: @unchecked Sendable {
         for _ in 0..<500 where kill(pid, 0) == 0 { usleep(10_000) }
     }
 }
+#endif

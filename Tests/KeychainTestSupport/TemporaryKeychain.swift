@@ -1,3 +1,6 @@
+// Test support: compiled in debug builds only (`swift build -c release` builds the products,
+// and a release build cannot `@testable import`).
+#if TROUSSEAU_TEST_HOOKS
 import FoundationEssentials
 import KeychainModel
 import KeychainStore
@@ -82,3 +85,4 @@ extension KeychainSuite {
     public var store: KeychainStore { keychain.store }
     public var caller: AccessGroups { keychain.caller }
 }
+#endif

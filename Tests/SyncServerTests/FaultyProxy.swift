@@ -43,17 +43,7 @@ final class FaultyProxy: @unchecked Sendable {
 
     init(to target: Int) throws {
         self.target = target
-        let listening = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = Self.loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard bound == 0, listen(listening, 64) == 0 else {
-            close(listening)
-            throw POSIXError(.EADDRINUSE)
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listening, $0, &length) } }
-        listener = listening
-        port = Int(UInt16(bigEndian: address.sin_port))
+        (listener, port) = try Self.listenOnLoopback()
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
@@ -74,6 +64,20 @@ final class FaultyProxy: @unchecked Sendable {
     /// Ends every open connection (the lock held).
     private func cutAll() {
         for socket in open { shutdown(socket, Int32(SHUT_RDWR)) }
+    }
+
+    /// A listening socket on 127.0.0.1 at a port the kernel picks, and that port.
+    static func listenOnLoopback() throws -> (socket: Int32, port: Int) {
+        let listening = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = loopback(port: 0)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard bound == 0, listen(listening, 64) == 0 else {
+            close(listening)
+            throw POSIXError(.EADDRINUSE)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listening, $0, &length) } }
+        return (listening, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     static func loopback(port: UInt16) -> sockaddr_in {
@@ -176,17 +180,9 @@ final class CannedHTTPServer: @unchecked Sendable {
     var requests: Int { lock.withLock { served } }
 
     init(answer: String) throws {
-        let listening = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = FaultyProxy.loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard bound == 0, listen(listening, 16) == 0 else {
-            close(listening)
-            throw POSIXError(.EADDRINUSE)
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listening, $0, &length) } }
+        let (listening, port) = try FaultyProxy.listenOnLoopback()
         listener = listening
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         let response = Array(answer.utf8)
         Thread.detachNewThread { [self] in
             while true {

@@ -24,7 +24,7 @@ import Testing
         try devices.password(device, account, service: "fault.example")
     }
 
-    @Test(arguments: [11, 12] as [UInt64])
+    @Test(arguments: Array(11...30) as [UInt64])
     func seededEditsWithKilledDaemonsAndServerConverge(_ seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         var server = try devices.server()
