@@ -90,6 +90,9 @@ import Testing
         #expect(try BinaryMarkers.found(BinaryMarkers.keybag, in: prefix + "/libexec/trousseau/trousseau-enclave") == BinaryMarkers.keybag)
         let service = try String(contentsOfFile: prefix + "/lib/systemd/user/trousseau-securityd.service", encoding: .utf8)
         #expect(service.contains("ExecStart=\(prefix)/libexec/trousseau/securityd\n"))
+        // A user's securityd may sync: its sandbox lets it reach trousseau-syncd (it had only
+        // AF_UNIX, and every round failed under systemd).
+        #expect(service.contains("\nRestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK\n"))
         // The Secret Service: D-Bus activation names the installed daemon, and so does its unit.
         let activation = try String(contentsOfFile: prefix + "/share/dbus-1/services/org.freedesktop.secrets.service", encoding: .utf8)
         #expect(activation.contains("Name=org.freedesktop.secrets\nExec=\(prefix)/libexec/trousseau/securityd --secret-service\n"))
