@@ -24,7 +24,13 @@ import Testing
         try devices.password(device, account, service: "fault.example")
     }
 
-    @Test(arguments: Array(11...30) as [UInt64])
+    /// Two seeds in the default suite; twenty (11–30) with `TROUSSEAU_LONG_RUNS=1`
+    /// (scripts/reliability). Twenty take about eight minutes of blocked test threads, and in
+    /// the full suite on two cores that starved other suites' async tests (a TLS test's hint
+    /// waited past its 60 s).
+    static let seeds: [UInt64] = ProcessInfo.processInfo.environment["TROUSSEAU_LONG_RUNS"] == "1" ? Array(11...30) : [11, 12]
+
+    @Test(arguments: seeds)
     func seededEditsWithKilledDaemonsAndServerConverge(_ seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         var server = try devices.server()
