@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "trousseau-enclave", targets: ["trousseau-enclave"]),
         .executable(name: "securityd", targets: ["securityd"]),
         .executable(name: "trousseau-syncd", targets: ["trousseau-syncd"]),
+        .executable(name: "trousseau-sync-agent", targets: ["trousseau-sync-agent"]),
         .library(name: "KeychainClient", targets: ["KeychainClient"]),
         .library(name: "Security", targets: ["Security"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
@@ -186,7 +187,7 @@ let package = Package(
             dependencies: [
                 "CSystemShims", "CSystemd", "CodeSigning", "KeychainCallers", "SecretService", "KeyringFiles", "KeychainCertificates", "KeychainKeys", "KeychainPKCS12", "KeychainProfiles",
                 "KeychainModel", "KeychainCrypto", "KeychainStore",
-                "KeychainSystem", "KeychainProtocol", "Enclave", "EnclaveProtocol", "KeychainSync", "SyncCrypto", "SyncEngine", "SyncJoin", "SyncProtocol",
+                "KeychainSystem", "KeychainProtocol", "Enclave", "EnclaveProtocol", "KeychainSync", "SyncCrypto", "SyncEngine", "SyncJoin", "SyncProtocol", "SyncTransport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -247,7 +248,7 @@ let package = Package(
             name: "keychain-bench",
             dependencies: [
                 "CSystemd", "Enclave", "KeychainClient", "KeychainModel", "KeychainProtocol", "KeychainSystem", "Security", "SyncCrypto", "SyncProtocol",
-                "KeychainStore", "KeychainSync", "EnclaveBackend", "KeychainCallers",
+                "KeychainStore", "KeychainSync", "EnclaveBackend", "KeychainCallers", "SyncNetwork", "SyncTransport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
@@ -265,7 +266,7 @@ let package = Package(
             name: "KeychainFuzzTargets",
             dependencies: [
                 "KeychainModel", "KeychainCertificates", "KeychainCrypto", "KeychainKeys", "KeychainPKCS12", "KeychainProfiles", "KeychainProtocol",
-                "EnclaveProtocol", "KeyringFiles", "SyncProtocol", "SyncCrypto", "SyncJoin", "SyncEngine",
+                "EnclaveProtocol", "KeyringFiles", "SyncProtocol", "SyncCrypto", "SyncJoin", "SyncEngine", "SyncTransport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -289,15 +290,25 @@ let package = Package(
         .target(name: "SyncEngine", dependencies: ["KeychainModel", "KeychainCallers", "SyncProtocol"]),
         // The engine that drives them over a keychain store, a sealer (the enclave) and a
         // transport (the server).
+        .target(name: "KeychainSync", dependencies: ["KeychainModel", "KeychainStore", "SyncEngine", "SyncCrypto", "SyncProtocol", "SyncTransport"]),
+        // HTTP to the server as bytes, and the sync agent's frames: securityd's side of the
+        // network, which links no network stack.
+        .target(name: "SyncTransport", dependencies: ["KeychainModel", "KeychainSystem", "SyncProtocol"]),
         .target(
-            name: "KeychainSync",
+            // The network itself: the sync agent's (and a benchmark's or a test's in process).
+            name: "SyncNetwork",
             dependencies: [
-                "KeychainModel", "KeychainStore", "SyncEngine", "SyncCrypto", "SyncProtocol",
-                // securityd's HTTP and change hints (a WebSocket; Debian's libcurl has none for URLSession).
+                "KeychainModel", "KeychainSystem", "SyncProtocol", "SyncTransport",
+                // HTTP and change hints (a WebSocket; Debian's libcurl has none for URLSession).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .executableTarget(
+            // The keychain's one process that speaks to the network (securityd starts it while sync is on).
+            name: "trousseau-sync-agent",
+            dependencies: ["CSystemShims", "KeychainHardening", "KeychainModel", "KeychainSystem", "SyncNetwork"]
         ),
         .target(
             name: "SyncServer",
@@ -406,7 +417,7 @@ let package = Package(
             name: "SecurityDaemonTests",
             dependencies: [
                 "KeychainClient", "KeychainModel", "KeychainCrypto", "KeychainProtocol", "KeychainSystem", "KeychainTestSupport",
-                "KeychainServer", "securityd", "trousseau-enclave", "SecurityTool",
+                "KeychainServer", "securityd", "trousseau-enclave", "trousseau-sync-agent", "SecurityTool",
                 "keychain-probe", "keychain-bench", "CodeSigning",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -437,7 +448,7 @@ let package = Package(
             dependencies: [
                 "SyncServer", "SyncProtocol", "SyncCrypto", "SyncJoin", "KeychainTestSupport", "trousseau-syncd",
                 // The end-to-end tests' devices: each home its own securityd and enclave, driven by `security`.
-                "securityd", "trousseau-enclave", "SecurityTool", "keychain-example",
+                "securityd", "trousseau-enclave", "trousseau-sync-agent", "SecurityTool", "keychain-example", "SyncTransport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

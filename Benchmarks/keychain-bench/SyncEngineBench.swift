@@ -6,6 +6,7 @@ import KeychainModel
 import KeychainStore
 import KeychainSync
 import SyncCrypto
+import SyncNetwork
 import SyncProtocol
 
 #if canImport(FoundationNetworking)
@@ -88,7 +89,7 @@ struct SyncEngineBench {
         let id = SyncIdentifier(name)!
         try store.enableSync(SyncAccountRecord(server: "http://127.0.0.1:\(port)", account: "bench", device: name, identity: Data([1])))
         let engine = try KeychainSyncEngine(
-            store: store, sealer: EngineBenchSealer(device: id, keys: keys), transport: SyncServerClient(server: "http://127.0.0.1:\(port)", credential: SecretBytes(token)), device: id, zone: zone)
+            store: store, sealer: EngineBenchSealer(device: id, keys: keys), transport: SyncServerClient(server: "http://127.0.0.1:\(port)", credential: SecretBytes(token), http: AsyncHTTPExchange()), device: id, zone: zone)
         return Device(home: home, store: store, engine: engine)
     }
 }

@@ -12,6 +12,7 @@ import SyncCrypto
 import SyncEngine
 import SyncJoin
 import SyncProtocol
+import SyncTransport
 import Crypto
 
 /// The decoders that read bytes an attacker chooses, as fuzz targets: libFuzzer drives
@@ -21,7 +22,8 @@ import Crypto
 /// A target returns for every input; it must never crash, hang or exhaust memory.
 public enum FuzzTarget: String, CaseIterable, Sendable {
     /// A request frame as securityd reads it from a client, and as the enclave reads one
-    /// from the daemon.
+    /// from the daemon; the sync agent's frames, as securityd reads one from the agent (the
+    /// process that reads the network) and the agent one from securityd.
     case frame
     /// A query: a wire-encoded value, then SecItem parsing for every operation.
     case query
@@ -71,6 +73,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             _ = try? ServiceWire.decodeRequest(&service)
             var enclave = ByteReader(input)
             _ = try? EnclaveWire.decodeRequest(&enclave)
+            var event = ByteReader(input)
+            _ = try? SyncAgentWire.decodeEvent(&event)
+            var agentRequest = ByteReader(input)
+            _ = try? SyncAgentWire.decodeRequest(&agentRequest)
         case .query:
             var reader = ByteReader(input)
             guard case .dictionary(let dictionary)? = try? KeychainValue.decode(from: &reader) else { return }
@@ -209,6 +215,11 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                         certificates: [certificateSeed], policies: [.ssl(server: true, hostname: "leaf.example.com")], anchors: [certificateSeed],
                         trustsSystemRoots: false, verifyDate: Date(timeIntervalSinceReferenceDate: 800_000_000))),
                 ServiceWire.encode(Service.DecodePKCS12(file: pkcs12Seeds[0], passphrase: SecretBytes("fuzz".utf8))),
+                SyncAgentWire.encode(.exchange(7, SyncHTTPRequest(
+                    method: "POST", url: "http://127.0.0.1:8080/v1/zones/keychain/batch", authorization: SecretBytes("Bearer AAAA".utf8), body: Data("{}".utf8)))),
+                SyncAgentWire.encode(.answered(7, SyncHTTPResponse(status: 200, body: Data(#"{"seqs":[1]}"#.utf8)))),
+                SyncAgentWire.encode(.failed(8, KeychainError(status: .notAvailable, message: "the sync server cannot be reached"))),
+                SyncAgentWire.encode(.hint(ChangeHint(zone: SyncIdentifier("keychain")!, seq: 4))),
             ].map { Data($0.bytes) }
         case .query:
             return [item, internet, search].map { query in

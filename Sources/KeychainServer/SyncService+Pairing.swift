@@ -155,8 +155,8 @@ extension SyncService {
             let device = SyncIdentifier.random()
             let identity = try enclave.createSyncIdentity(device: device)
             let credential = try enclave.syncCredential(identity: identity)
-            let mailbox = try SyncServerClient(server: url.absoluteString, pairingToken: SecretBytes((0..<32).map { _ in UInt8.random(in: 0...255) }))
-            let member = try SyncServerClient(server: url.absoluteString, credential: credential)
+            let mailbox = try SyncServerClient(server: url.absoluteString, pairingToken: SecretBytes((0..<32).map { _ in UInt8.random(in: 0...255) }), http: agent)
+            let member = try SyncServerClient(server: url.absoluteString, credential: credential, http: agent)
             let credentialBytes = credential.withUnsafeBytes { Data($0) }
             let nameplate = code.nameplate
             let welcome = try Self.blocking {

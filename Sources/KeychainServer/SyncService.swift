@@ -10,6 +10,7 @@ import KeychainSystem
 import SyncCrypto
 import SyncEngine
 import SyncProtocol
+import SyncTransport
 
 #if canImport(Glibc)
 import Glibc
@@ -40,16 +41,18 @@ final class SyncService: Sendable {
     /// the server hinted at another device's. Kicks that come during a round run one more
     /// round after it, so a burst of changes costs a round or two, not one each.
     let wakeups = DispatchSemaphore(value: 0)
-    /// The server's change hints while sync is on (``startHints()``).
-    let hints = BlockingMutex<SyncHintListener?>(nil)
+    /// The process that speaks to the server: every request, and the change hints while
+    /// sync is on (``startHints()``). It starts at the first request.
+    let agent: SyncAgentClient
 
     /// The zone every item record lives in (one view, as CKKS's "keychain" zone).
     static let zone = SyncIdentifier("keychain")!
 
-    init(store: KeychainStore, enclave: EnclaveClient, enabledHere: Bool) {
+    init(store: KeychainStore, enclave: EnclaveClient, enabledHere: Bool, agent: SyncAgentClient = SyncAgentClient(log: { DaemonLog.write($0) })) {
         self.store = store
         self.enclave = enclave
         self.enabledHere = enabledHere
+        self.agent = agent
     }
 
     // MARK: Enable and disable
@@ -81,7 +84,7 @@ final class SyncService: Sendable {
                     record: key.keyID, type: SyncRecordType.classKey.rawValue, version: 1,
                     body: try enclave.sealSyncKey(key, context: context, parent: zoneKey, identity: identity))
             }
-            let client = try SyncServerClient(server: url.absoluteString, credential: try enclave.syncCredential(identity: identity))
+            let client = try SyncServerClient(server: url.absoluteString, credential: try enclave.syncCredential(identity: identity), http: agent)
             try Self.blocking {
                 try await client.registerAccount(account, device: device)
                 try await client.appendMembership(MembershipEntry(index: 0, entry: genesis.encoded))
@@ -172,33 +175,27 @@ final class SyncService: Sendable {
 
     /// Opens the hint socket to the account's server (again, after a restart or a join).
     func startHints() {
-        guard state.withLock({ $0.background }), let account = try? store.syncAccount(), let identity = try? SyncIdentityBlob(data: account.identity) else { return }
-        let listener: SyncHintListener
+        guard state.withLock({ $0.background }), let account = try? store.syncAccount(), let identity = try? SyncIdentityBlob(data: account.identity),
+            let server = try? SyncServerClient.checkedURL(account.server)
+        else { return }
+        let listening = SyncAgentClient.Listening(
+            url: SyncServerURL.notify(server),
+            authorization: { [enclave] in SyncServerClient.authorization(try enclave.syncCredential(identity: identity)) },
+            changed: { [weak self] hint in self?.hinted(hint) })
         do {
-            listener = try SyncHintListener(
-                server: account.server, credential: { [enclave] in try enclave.syncCredential(identity: identity) },
-                log: { DaemonLog.write($0) },
-                changed: { [weak self] hint in self?.hinted(hint) })
+            try agent.listen(listening)
         } catch {
-            DaemonLog.write("sync: no hint socket: \((error as? KeychainError)?.message ?? "\(type(of: error))")")
-            return
+            DaemonLog.write("sync: no hint socket yet: \((error as? KeychainError)?.message ?? "\(type(of: error))")")
         }
-        let previous = hints.withLock { hints in
-            defer { hints = listener }
-            return hints
-        }
-        previous?.stop()
-        listener.start()
     }
 
     /// Whether the hint socket is kept (sync is on and the background runs).
-    var listening: Bool { hints.withLock { $0 != nil } }
+    var listening: Bool { agent.isListening }
 
+    /// Closes the hint socket and ends the agent: nothing speaks to the server until sync
+    /// is on again.
     func stopHints() {
-        hints.withLock { hints in
-            defer { hints = nil }
-            return hints
-        }?.stop()
+        agent.stop()
     }
 
     /// A hint from the server: a round unless it names a feed position this device has
@@ -273,7 +270,7 @@ final class SyncService: Sendable {
             let blob = try SyncKeyBlob(data: row.blob)
             keys[blob.keyID] = blob
         }
-        let client = try SyncServerClient(server: account.server, credential: try enclave.syncCredential(identity: identity))
+        let client = try SyncServerClient(server: account.server, credential: try enclave.syncCredential(identity: identity), http: agent)
         let sealer = EnclaveSyncSealer(enclave: enclave, identity: identity, keys: keys, classA: classA, classC: classC, members: membership.members)
         let zoneKey = SyncIdentifier(current.zoneKey).flatMap { keys[$0] }
         return Circle(

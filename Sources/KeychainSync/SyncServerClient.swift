@@ -1,58 +1,47 @@
-import AsyncHTTPClient
 public import FoundationEssentials
-import NIOCore
 public import KeychainModel
 public import SyncProtocol
+public import SyncTransport
 
 /// trousseau-syncd's HTTP API as a device calls it (`/v1/...`, JSON bodies of
 /// `SyncProtocol`), with the device's bearer credential. Answers are bounded and decoded
 /// strictly; a failure is a ``KeychainError`` that names the server's own message, never
-/// a body's bytes.
+/// a body's bytes. The bytes travel through `http`: in securityd, the sync agent.
 public struct SyncServerClient: SyncZoneTransport {
     public let server: URL
     let credential: SecretBytes
     /// `Bearer` for a member's credential, `Pairing` for a new device's pairing token.
     let scheme: String
-
-    /// The longest answer read (a feed page of the largest records, with room).
-    static let maximumAnswer = 64 << 20
+    let http: any SyncHTTPExchange
 
     /// - Throws: `errSecParam` for a URL that is not `https://`, or `http://` to a loopback
     ///   host, or that carries a user name, password, query or fragment.
-    public init(server: String, credential: SecretBytes) throws {
+    public init(server: String, credential: SecretBytes, http: any SyncHTTPExchange) throws {
         self.server = try Self.checkedURL(server)
         self.credential = credential
         self.scheme = "Bearer"
+        self.http = http
     }
 
     /// A new device's client during a join, before it is a member: its requests carry the
     /// pairing token it claimed the pairing with.
-    public init(server: String, pairingToken: SecretBytes) throws {
+    public init(server: String, pairingToken: SecretBytes, http: any SyncHTTPExchange) throws {
         self.server = try Self.checkedURL(server)
         self.credential = pairingToken
         self.scheme = "Pairing"
+        self.http = http
     }
 
-    /// The server URL as sync keeps it, checked (see ``init(server:credential:)``).
+    /// The `Authorization` header's value for `credential` under `scheme`.
+    public static func authorization(_ credential: SecretBytes, scheme: String = "Bearer") -> SecretBytes {
+        var header = Array((scheme + " ").utf8) + credential.withUnsafeBytes { Data($0) }.base64EncodedString().utf8
+        defer { header.withUnsafeMutableBytes { SecretBytes.zero($0) } }
+        return SecretBytes(header)
+    }
+
+    /// The server URL as sync keeps it, checked (see ``init(server:credential:http:)``).
     public static func checkedURL(_ text: String) throws -> URL {
-        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(), let host = components.host, !host.isEmpty else {
-            throw KeychainError.param("the sync server is a URL such as https://sync.example.org")
-        }
-        guard components.user == nil, components.password == nil else {
-            throw KeychainError.param("the sync server's URL must not carry a user name or password: devices sign in with their own credential")
-        }
-        guard components.query == nil, components.fragment == nil else { throw KeychainError.param("the sync server's URL takes no query or fragment") }
-        // Loopback by address, not by a name that merely starts like one ("127.example.org").
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        let ipv4Loopback = octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
-        let loopback = host == "localhost" || host == "::1" || host == "[::1]" || ipv4Loopback
-        guard scheme == "https" || (scheme == "http" && loopback) else {
-            throw KeychainError.param("the sync server must be https:// (plain http:// only on this machine's loopback)")
-        }
-        var trimmed = text
-        while trimmed.hasSuffix("/") { trimmed.removeLast() }
-        guard let url = URL(string: trimmed) else { throw KeychainError.param("the sync server is a URL such as https://sync.example.org") }
-        return url
+        try SyncServerURL.checked(text)
     }
 
     // MARK: Accounts and the circle
@@ -121,25 +110,18 @@ public struct SyncServerClient: SyncZoneTransport {
     // MARK: HTTP
 
     private func send<Body: Encodable>(_ method: String, _ path: String, body: Body?, expecting: Set<Int>) async throws -> (status: Int, body: Data) {
-        var request = HTTPClientRequest(url: server.absoluteString + path)
-        request.method = .init(rawValue: method)
-        request.headers.add(name: "Authorization", value: scheme + " " + credential.withUnsafeBytes { Data($0) }.base64EncodedString())
-        if let body {
-            request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(body)))
-            request.headers.add(name: "Content-Type", value: "application/json")
-        }
-        let status: Int
-        let data: Data
+        let request = SyncHTTPRequest(
+            method: method, url: server.absoluteString + path, authorization: Self.authorization(credential, scheme: scheme),
+            body: try body.map { try JSONEncoder().encode($0) })
+        let answer: SyncHTTPResponse
         do {
-            let response = try await Self.http.execute(request, timeout: Self.timeout)
-            status = Int(response.status.code)
-            let collected = try await response.body.collect(upTo: Self.maximumAnswer)
-            data = Data(collected.readableBytesView)
-        } catch is NIOTooManyBytesError {
-            throw KeychainError.decode("the sync server's answer is too long")
+            answer = try await http.exchange(request)
+        } catch let error as KeychainError where error.status == OSStatusCode.decode {
+            throw error
         } catch {
             throw KeychainError(status: OSStatusCode.notAvailable, message: "the sync server \(server.host ?? "") cannot be reached (\(method) \(Self.route(path)))")
         }
+        let (status, data) = (answer.status, answer.body)
         guard expecting.contains(status) else {
             // The server's own words, printable ASCII only: they reach a log and a terminal.
             let message = (try? JSONDecoder().decode(SyncErrorBody.self, from: data)).map {
@@ -158,21 +140,6 @@ public struct SyncServerClient: SyncZoneTransport {
             throw KeychainError.decode("the sync server's answer is not a \(type)")
         }
     }
-
-    /// The HTTP client every request goes through (AsyncHTTPClient on NIO's shared event
-    /// loops, as the hint socket): it follows no redirect — a redirect would carry the
-    /// credential to wherever it pointed; a 3xx is the answer, refused as any unexpected
-    /// status. (URLSession on Linux was used first: when a connection it reused closed
-    /// before the answer, it resent the request on a new one without its body and waited
-    /// out its timeout.) It lives as long as the process.
-    static let http: HTTPClient = {
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }()
-
-    /// The longest a request may take, answer included.
-    static let timeout = TimeAmount.seconds(120)
 
     /// A path without its query, for messages.
     private static func route(_ path: String) -> String { String(path.prefix { $0 != "?" }) }

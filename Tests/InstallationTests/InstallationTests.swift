@@ -80,18 +80,19 @@ import Testing
         let installed = try install()
         try #require(installed.status == 0, "\(installed.stdout)\(installed.stderr)")
         let manifest = try String(contentsOfFile: prefix + "/share/trousseau/install-manifest", encoding: .utf8).split(separator: "\n").map(String.init)
-        #expect(Set(manifest).isSuperset(of: ["bin/security", "libexec/trousseau/securityd", "libexec/trousseau/trousseau-enclave",
+        #expect(Set(manifest).isSuperset(of: ["bin/security", "libexec/trousseau/securityd", "libexec/trousseau/trousseau-enclave", "libexec/trousseau/trousseau-sync-agent",
             "lib/systemd/user/trousseau-securityd.socket", "lib/systemd/user/trousseau-securityd.service"]))
         // The installed programs are release builds: no test hook, and securityd without the keybag.
-        for program in ["bin/security", "libexec/trousseau/securityd", "libexec/trousseau/trousseau-enclave"] {
+        for program in ["bin/security", "libexec/trousseau/securityd", "libexec/trousseau/trousseau-enclave", "libexec/trousseau/trousseau-sync-agent"] {
             #expect(try BinaryMarkers.found(BinaryMarkers.testHooks, in: prefix + "/" + program) == [], "\(program) carries test hooks")
         }
         #expect(try BinaryMarkers.found(BinaryMarkers.keybag, in: prefix + "/libexec/trousseau/securityd") == [])
         #expect(try BinaryMarkers.found(BinaryMarkers.keybag, in: prefix + "/libexec/trousseau/trousseau-enclave") == BinaryMarkers.keybag)
+        #expect(try BinaryMarkers.found(BinaryMarkers.network, in: prefix + "/libexec/trousseau/securityd") == [])
         let service = try String(contentsOfFile: prefix + "/lib/systemd/user/trousseau-securityd.service", encoding: .utf8)
         #expect(service.contains("ExecStart=\(prefix)/libexec/trousseau/securityd\n"))
-        // A user's securityd may sync: its sandbox lets it reach trousseau-syncd (it had only
-        // AF_UNIX, and every round failed under systemd).
+        // A user's securityd may sync: its sandbox lets its child the sync agent reach
+        // trousseau-syncd (it had only AF_UNIX, and every round failed under systemd).
         #expect(service.contains("\nRestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK\n"))
         // The Secret Service: D-Bus activation names the installed daemon, and so does its unit.
         let activation = try String(contentsOfFile: prefix + "/share/dbus-1/services/org.freedesktop.secrets.service", encoding: .utf8)

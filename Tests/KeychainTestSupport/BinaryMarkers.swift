@@ -10,6 +10,10 @@ public enum BinaryMarkers {
     /// Names only the keybag's module defines: its module name as Swift mangles it, and its types.
     public static let keybag = ["14EnclaveBackend", "SoftwareKeybag", "FileDeviceKey", "EnclaveServer", "FprintdSensor"]
 
+    /// Modules of the network stack, as Swift mangles their names: AsyncHTTPClient, NIO's
+    /// core, its TLS and the WebSocket client (the sync agent links them, securityd must not).
+    public static let network = ["15AsyncHTTPClient", "7NIOCore", "6NIOSSL", "6WSCore"]
+
     /// Every test hook's variable and flag (`TestHook`, the one list), and the scripted
     /// sensor's type as Swift mangles it.
     public static let testHooks = TestHook.allCases.map(\.rawValue) + TestHook.enclaveFlags + ["10TestSensor"]

@@ -17,6 +17,15 @@ import Testing
 
     /// Test builds carry the hooks (so the release check would see them); the release
     /// programs `scripts/install` installs are checked for none in InstallationTests.
+    /// securityd holds the keys and parses every client's bytes: it links no network stack
+    /// (the sync agent, its child, speaks to the sync server).
+    @Test func securitydDoesNotLinkTheNetwork() throws {
+        let products = CommandRunner.productsDirectory
+        #expect(try BinaryMarkers.found(BinaryMarkers.network, in: products.appendingPathComponent("securityd").path) == [])
+        #expect(try BinaryMarkers.found(BinaryMarkers.network, in: products.appendingPathComponent("trousseau-sync-agent").path) == BinaryMarkers.network,
+                "the check would not see a marker in a binary that links it")
+    }
+
     @Test func testBuildsCarryTheHooksTheReleaseCheckLooksFor() throws {
         let securityd = CommandRunner.productsDirectory.appendingPathComponent("securityd").path
         #expect(try !BinaryMarkers.found(BinaryMarkers.testHooks, in: securityd).isEmpty)

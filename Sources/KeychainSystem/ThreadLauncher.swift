@@ -4,13 +4,14 @@ import Glibc
 
 /// Starts a detached POSIX thread running `body`: connections block in recv, so each gets a
 /// thread of its own rather than a slot in a shared pool.
-enum ThreadLauncher {
+public enum ThreadLauncher {
     private final class Box {
         let body: () -> Void
         init(_ body: @escaping () -> Void) { self.body = body }
     }
 
-    static func detach(_ body: @escaping @Sendable () -> Void) -> Bool {
+    /// Whether the thread started.
+    public static func detach(_ body: @escaping @Sendable () -> Void) -> Bool {
         let box = Unmanaged.passRetained(Box(body)).toOpaque()
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { argument in

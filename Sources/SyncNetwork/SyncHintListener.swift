@@ -1,5 +1,4 @@
 public import FoundationEssentials
-import Foundation
 import HummingbirdWSClient
 public import KeychainModel
 import Logging
@@ -11,13 +10,12 @@ public import SyncProtocol
 /// subscription (the first, and each after a reconnect) is reported too, because writes
 /// made while the socket was down were not hinted; the timed rounds stay the fallback.
 ///
-/// The device's credential is asked for at each connection and used only in its
-/// `Authorization` header. A lost socket is opened again after 1 s, doubling to 60 s while
-/// it keeps failing.
+/// The device's credential is used only in the `Authorization` header. A lost socket is
+/// opened again after 1 s, doubling to 60 s while it keeps failing.
 public final class SyncHintListener: Sendable {
     private let task: BlockingMutex<Task<Void, Never>?> = BlockingMutex(nil)
     private let url: String
-    private let credential: @Sendable () throws -> SecretBytes
+    private let authorization: SecretBytes
     private let changed: @Sendable (ChangeHint) -> Void
     private let log: @Sendable (String) -> Void
 
@@ -25,17 +23,15 @@ public final class SyncHintListener: Sendable {
     static let maximumMessage = 4096
 
     /// - Parameters:
-    ///   - server: the sync server, as ``SyncServerClient/checkedURL(_:)`` accepts it.
-    ///   - credential: the device's bearer credential, asked for at each connection.
+    ///   - url: the server's `/v1/notify` (`http://` or `https://`).
+    ///   - authorization: the `Authorization` header's value.
     ///   - changed: called with ``ChangeHint/subscribed`` on each subscription and with each
     ///     hint (from a concurrency pool thread: it must return at once).
     public init(
-        server: String, credential: @escaping @Sendable () throws -> SecretBytes, log: @escaping @Sendable (String) -> Void,
-        changed: @escaping @Sendable (ChangeHint) -> Void
-    ) throws {
-        let base = try SyncServerClient.checkedURL(server)
-        self.url = base.absoluteString + "/v1/notify"
-        self.credential = credential
+        url: String, authorization: SecretBytes, log: @escaping @Sendable (String) -> Void, changed: @escaping @Sendable (ChangeHint) -> Void
+    ) {
+        self.url = url
+        self.authorization = authorization
         self.changed = changed
         self.log = log
     }
@@ -71,7 +67,7 @@ public final class SyncHintListener: Sendable {
             } catch {
                 // One line per change of cause, not one per retry.
                 let failure = Self.describe(error)
-                if failure != lastFailure { log("sync: the hint socket failed (\(failure)); rounds still run on their timer") }
+                if failure != lastFailure { log("the hint socket failed (\(failure)); rounds still run on their timer") }
                 lastFailure = failure
             }
             guard !Task.isCancelled else { return }
@@ -82,9 +78,9 @@ public final class SyncHintListener: Sendable {
 
     /// One connection, until it closes; whether it got as far as its subscription.
     private func listenOnce() async throws -> Bool {
-        let token = try credential().withUnsafeBytes { Data($0) }.base64EncodedString()
+        let header = authorization.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         let configuration = WebSocketClientConfiguration(
-            maxFrameSize: Self.maximumMessage, additionalHeaders: [.authorization: "Bearer " + token],
+            maxFrameSize: Self.maximumMessage, additionalHeaders: [.authorization: header],
             autoPing: .enabled(timePeriod: .seconds(30)), validateUTF8: true)
         let subscribed = BlockingMutex(false)
         let changed = changed
