@@ -23,13 +23,22 @@ public final class KeychainSyncEngine: Sendable {
     public let device: SyncIdentifier
     public let zone: SyncIdentifier
     let log: @Sendable (String) -> Void
+    /// This device's wall clock (a test's may be set back).
+    let now: @Sendable () -> Date
 
     /// Rounds of pull-and-resend after a refused batch before giving up until the next sync.
     static let conflictRounds = 5
 
+    /// How far ahead of this device's wall clock a received record may be stamped (Kerberos'
+    /// default skew). A record stamped later waits, as a class A record while locked, until
+    /// this clock reaches it: applied at once it would carry this device's clock, and every
+    /// later write here, into its future, and win every merge until then — one writer with a
+    /// wrong clock (or a member that lies) would rule the circle.
+    public static let maximumClockSkew: TimeInterval = 300
+
     public init(
         store: KeychainStore, sealer: any SyncRecordSealing, transport: any SyncZoneTransport, device: SyncIdentifier, zone: SyncIdentifier,
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        log: @escaping @Sendable (String) -> Void = { _ in }, now: @escaping @Sendable () -> Date = { Date() }
     ) throws {
         self.store = store
         self.sealer = sealer
@@ -37,6 +46,7 @@ public final class KeychainSyncEngine: Sendable {
         self.device = device
         self.zone = zone
         self.log = log
+        self.now = now
         try store.addSyncZone(zone.rawValue)
     }
 
@@ -86,15 +96,20 @@ public final class KeychainSyncEngine: Sendable {
         }
     }
 
-    /// Receives one record and counts what happened; false when it must wait for an unlock
-    /// (a class A item while locked), true when it was applied, had nothing new, or was
-    /// refused (logged: the server sent something this device will not take).
+    /// Receives one record and counts what happened; false when it must wait (a class A item
+    /// while locked, a record stamped ahead of this device's clock), true when it was
+    /// applied, had nothing new, or was refused (logged: the server sent something this
+    /// device will not take).
     func take(_ record: SyncRecord, into report: inout SyncReport) throws -> Bool {
         do {
             if try receive(record, into: &report) { report.received += 1 }
             return true
         } catch let error as KeychainError where error.status == OSStatusCode.interactionNotAllowed {
             report.waiting += 1
+            return false
+        } catch let ahead as StampedAhead {
+            report.waiting += 1
+            log("sync: record \(record.record) version \(record.version) waits: \(ahead)")
             return false
         } catch {
             report.refused += 1
@@ -114,6 +129,8 @@ public final class KeychainSyncEngine: Sendable {
             if record.version == mirror.version { return false }
         }
         let remote = try open(record.body, record: record.record, version: record.version, tombstone: record.tombstone)
+        let bound = HybridLogicalClock.wall(now().addingTimeInterval(Self.maximumClockSkew))
+        guard remote.latestClock <= bound else { throw StampedAhead(clock: remote.latestClock, bound: bound) }
         let base = try mirror.map { try open($0.body, record: record.record, version: $0.version, tombstone: $0.tombstone) }
         if let base, base.itemClass != remote.itemClass { throw KeychainError.decode("a record changed its item class") }
         let newMirror = SyncMirrorRecord(
@@ -232,5 +249,16 @@ public final class KeychainSyncEngine: Sendable {
             itemClass: payload.itemClass, attributes: payload.attributes, accessGroup: payload.accessGroup ?? "",
             protection: payload.protection ?? .afterFirstUnlock, synchronizable: true, tombstone: false,
             persistentReference: PersistentReference(itemClass: payload.itemClass, uuid: UUID()), data: payload.secret?.value)
+    }
+}
+
+/// A received record stamped further ahead of this device's clock than
+/// ``KeychainSyncEngine/maximumClockSkew``: it waits.
+struct StampedAhead: Error, CustomStringConvertible {
+    var clock: HybridLogicalClock
+    var bound: HybridLogicalClock
+
+    var description: String {
+        "stamped \(Int((clock.date.timeIntervalSince(bound.date) + KeychainSyncEngine.maximumClockSkew).rounded())) s ahead of this device's clock (more than \(Int(KeychainSyncEngine.maximumClockSkew)) s)"
     }
 }

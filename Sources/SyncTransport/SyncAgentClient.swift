@@ -113,7 +113,7 @@ public final class SyncAgentClient: SyncHTTPExchange, Sendable {
 
     // MARK: Hints
 
-    /// Keeps the hint socket open (starting the agent if none runs) until ``stopListening()``.
+    /// Keeps the hint socket open (starting the agent if none runs) until ``stop()``.
     ///
     /// - Throws: `errSecNotAvailable` when no agent can be started; the socket is still
     ///   wanted, and opened when an agent next starts.

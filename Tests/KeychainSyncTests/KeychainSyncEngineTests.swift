@@ -160,6 +160,33 @@ import Testing
         }
     }
 
+    /// A record stamped further ahead of this device's clock than the skew allowed waits
+    /// (applied at once, it would carry this device's clock into its future), and is applied
+    /// once this clock reaches it.
+    @Test func aRecordStampedAheadOfThisClockWaitsForIt() async throws {
+        try await SyncedDevices.with(count: 2) { devices in
+            try add(devices, 0, account: "from-ahead", secret: "early")
+            try await devices.sync(0)
+
+            let reader = devices[1]
+            let hourBehind = try KeychainSyncEngine(
+                store: reader.store, sealer: reader.engine.sealerForTests, transport: reader.transport, device: reader.id, zone: SyncedDevices.zone,
+                now: { Date().addingTimeInterval(-3600) })
+            let early = try await hourBehind.sync()
+            #expect(early.waiting == 1 && early.received == 0 && early.refused == 0, "\(early)")
+            #expect(try devices.items(1).isEmpty)
+            #expect(try reader.store.waitingSyncIncoming().count == 1)
+            // Within the skew: taken.
+            let minutesBehind = try KeychainSyncEngine(
+                store: reader.store, sealer: reader.engine.sealerForTests, transport: reader.transport, device: reader.id, zone: SyncedDevices.zone,
+                now: { Date().addingTimeInterval(-KeychainSyncEngine.maximumClockSkew / 2) })
+            let inTime = try await minutesBehind.sync()
+            #expect(inTime.received == 1 && inTime.waiting == 0, "\(inTime)")
+            #expect(try devices.items(1) == devices.items(0))
+            #expect(try reader.store.waitingSyncIncoming().isEmpty)
+        }
+    }
+
     /// A queued change to a class A item that synced before does not hold back the others
     /// while the device is locked (a first version opened the item's mirror row, under class
     /// A's key, before it checked the lock, and the whole send failed).
