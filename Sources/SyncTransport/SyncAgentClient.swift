@@ -212,8 +212,9 @@ public final class SyncAgentClient: SyncHTTPExchange, Sendable {
                 for id in ours.keys { state.pending[id] = nil }
                 let waiting = ours.values.map(\.continuation)
                 let young = ContinuousClock.now - agent.started < .seconds(10)
-                state.restartDelay = young ? min(state.restartDelay * 2, 60) : 1
-                return (waiting, state.listening != nil, young ? state.restartDelay : 1)
+                let delay = young ? state.restartDelay : 1
+                state.restartDelay = min(delay * 2, 60)
+                return (waiting, state.listening != nil, delay)
             }
             close(agent.fd)
             return ended

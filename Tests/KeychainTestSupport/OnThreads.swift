@@ -21,6 +21,15 @@ public func onThreads<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (In
     return try results.values()
 }
 
+/// Runs `body` on a thread of its own and waits for it without holding a thread of Swift
+/// concurrency's pool: for a long test made of blocking calls (processes, sockets), which on
+/// the pool would starve every other suite's tasks of one of its few threads.
+public func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}
+
 private final class ResultBox<T: Sendable>: @unchecked Sendable {
     // @unchecked: guarded by `lock`.
     private let lock = NSLock()

@@ -119,7 +119,10 @@ import Testing
         })
         var tcp: Set<String> = []
         for table in ["tcp", "tcp6"] {
-            let text = (try? String(contentsOfFile: "/proc/\(pid)/net/\(table)", encoding: .utf8)) ?? ""
+            // Read to the end: procfs says its size is 0, and a busy machine's table is many pages.
+            let file = FileHandle(forReadingAtPath: "/proc/\(pid)/net/\(table)")
+            let text = String(decoding: file?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+            try? file?.close()
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ")
                 if fields.count > 9 { tcp.insert(String(fields[9])) }

@@ -4,7 +4,8 @@ import Testing
 
 /// Three device homes — each its own securityd and enclave, driven by `security` — syncing
 /// through one real trousseau-syncd, on SQLite and on PostgreSQL: two paired with a code, the
-/// third joined through the second; items added, changed and deleted on each converge on all.
+/// third joined through the second; items added, changed and deleted on each, through
+/// `security` and through an app's SecItem calls, converge on all.
 @Suite final class SyncThreeDeviceTests {
     let devices: SyncDeviceHomes
 
@@ -66,11 +67,39 @@ import Testing
         #expect(lost.stdout.contains(" by device ") && lost.stdout.hasSuffix("    password: edited on a\n"), "only what lost, the password: \(lost.stdout)")
         #expect(!(try security(2, "sync", "history", "-a", "shared", "-s", "mail.example").stdout.contains("password")), "no secret without -w")
 
+        // An app's SecItem calls (one executable on every machine, so one access group): added
+        // on c, updated on a, deleted on b; each device's ThisDeviceOnly item stays on it.
+        func app(_ device: Int, _ arguments: String...) throws -> String {
+            try devices.app(device, arguments).stdout
+        }
+        #expect(try app(2, "--synchronizable", "add", "app.example", "carol", "added by the app on c") == "status=0\n")
+        for device in devices.indices {
+            #expect(try app(device, "--synchronizable", "--this-device-only", "add", "app.example", "pinned-\(device)", "pinned to \(device)") == "status=0\n")
+        }
+        try devices.roundsUntilQuiet()
+        for device in devices.indices {
+            #expect(try app(device, "--synchronizable", "find", "app.example", "carol").hasSuffix("data=added by the app on c\n"), "device \(device)")
+        }
+        #expect(try app(0, "--synchronizable", "update", "app.example", "carol", "updated by the app on a") == "status=0\n")
+        try devices.roundsUntilQuiet()
+        for device in devices.indices {
+            #expect(try app(device, "--synchronizable", "find", "app.example", "carol").hasSuffix("data=updated by the app on a\n"), "device \(device)")
+        }
+        #expect(try app(1, "--synchronizable", "delete", "app.example", "carol") == "status=0\n")
+        try devices.roundsUntilQuiet()
+        for device in devices.indices {
+            #expect(try app(device, "--synchronizable", "find", "app.example", "carol").hasPrefix("status=-25300\n"), "device \(device): the app's deletion reached it")
+            for other in devices.indices {
+                let pinned = try app(device, "--synchronizable", "find", "app.example", "pinned-\(other)")
+                #expect(other == device ? pinned.hasSuffix("data=pinned to \(other)\n") : pinned.hasPrefix("status=-25300\n"), "device \(device), pinned-\(other)")
+            }
+        }
+
         // The server holds ciphertext only.
         if backend == .sqlite {
             server.stop()
             let bytes = [location, location + "-wal"].compactMap { FileManager.default.contents(atPath: $0) }.reduce(Data(), +)
-            for plaintext in ["shared", "mail.example", "first", "edited on", "written on", "from-", "local-", "stays on"] {
+            for plaintext in ["shared", "mail.example", "first", "edited on", "written on", "from-", "local-", "stays on", "app.example", "carol", "by the app", "pinned"] {
                 #expect(bytes.range(of: Data(plaintext.utf8)) == nil, "the server's database holds \(plaintext)")
             }
         }
