@@ -1,6 +1,6 @@
 import AsyncHTTPClient
-public import FoundationEssentials
-public import KeychainModel
+import FoundationEssentials
+import KeychainModel
 import NIOCore
 public import SyncTransport
 

@@ -1,6 +1,6 @@
-public import FoundationEssentials
-public import KeychainModel
-public import KeychainSystem
+import FoundationEssentials
+import KeychainModel
+import KeychainSystem
 import SyncProtocol
 public import SyncTransport
 

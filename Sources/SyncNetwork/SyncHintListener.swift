@@ -1,4 +1,4 @@
-public import FoundationEssentials
+import FoundationEssentials
 import HummingbirdWSClient
 public import KeychainModel
 import Logging

@@ -1,5 +1,5 @@
 import Dispatch
-public import FoundationEssentials
+import FoundationEssentials
 public import KeychainModel
 public import KeychainSystem
 public import SyncProtocol

@@ -1,5 +1,5 @@
 public import FoundationEssentials
-public import KeychainModel
+import KeychainModel
 
 /// The sync server's URL as a device keeps it.
 public enum SyncServerURL {
