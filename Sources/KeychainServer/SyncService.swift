@@ -29,6 +29,12 @@ final class SyncService: Sendable {
     struct State {
         var lastSync: Date?
         var lastError: String?
+        /// Records the server sent that this device refused, since securityd started, and the
+        /// last one's time and reason (``KeychainSyncEngine``: it reads them again next round).
+        var refused = 0
+        /// Record versions the server's feed left out (seen in a refused batch), since start.
+        var omitted = 0
+        var lastRefusal: (at: Date, reason: String)?
         /// Pairings this device opened, by nameplate.
         var pairings: [Int64: PairingSession] = [:]
         /// Whether rounds run by themselves (``startBackground(interval:)``), not only when asked.
@@ -112,6 +118,9 @@ final class SyncService: Sendable {
             state.withLock {
                 $0.lastSync = nil
                 $0.lastError = nil
+                $0.refused = 0
+                $0.omitted = 0
+                $0.lastRefusal = nil
                 $0.pairings = [:]
             }
             DaemonLog.write("sync: turned off")
@@ -137,6 +146,9 @@ final class SyncService: Sendable {
                 state.withLock {
                     $0.lastSync = Date()
                     $0.lastError = nil
+                    $0.refused += report.refused
+                    $0.omitted += report.omitted
+                    if let reason = report.lastRefusal { $0.lastRefusal = ($0.lastSync!, reason) }
                 }
                 if report != SyncReport() {
                     DaemonLog.write(
@@ -233,11 +245,13 @@ final class SyncService: Sendable {
         let zone = try store.syncZones().first?.zone ?? ""
         let members = try Self.membership(store.syncMembership()).members.keys.map(\.rawValue).sorted()
         let counts = try store.syncCounts()
-        let last = state.withLock { ($0.lastSync, $0.lastError) }
+        let last = state.withLock { ($0.lastSync, $0.lastError, $0.refused, $0.lastRefusal, $0.omitted) }
         return SyncStatusReport(
             enabled: true, server: account.server, account: account.account, device: account.device, zone: zone, members: members,
             pending: UInt32(clamping: counts.pending), synced: UInt32(clamping: counts.mirrored), waiting: UInt32(clamping: counts.waiting),
-            history: UInt32(clamping: counts.history), lastSync: last.0?.timeIntervalSinceReferenceDate, lastError: last.1)
+            history: UInt32(clamping: counts.history), lastSync: last.0?.timeIntervalSinceReferenceDate, lastError: last.1,
+            refused: UInt32(clamping: last.2), lastRefused: last.3?.at.timeIntervalSinceReferenceDate, lastRefusal: last.3?.reason,
+            omitted: UInt32(clamping: last.4))
     }
 
     // MARK: The circle as stored

@@ -62,6 +62,16 @@ public final class KeychainSyncEngine: Sendable {
             } catch let conflict as BatchConflict {
                 log("sync: the server refused a batch (\(conflict.conflicts.count) records changed there first); pulling")
                 try await pull(into: &report)
+                // The server holds versions its feed has not given this device: it left them
+                // out (or the device refused them). The whole feed is read again — records this
+                // device has are passed over unopened — so an omission heals when the server
+                // serves them, and is counted meanwhile.
+                let omitted = try conflict.conflicts.filter { try (store.syncMirror($0.record.rawValue)?.version ?? 0) < $0.serverVersion }
+                if !omitted.isEmpty {
+                    report.omitted += omitted.count
+                    log("sync: the server holds \(omitted.count) record version(s) its feed did not give this device; reading the whole feed again")
+                    try await pull(into: &report, from: 0)
+                }
             }
         }
         return report
@@ -69,7 +79,9 @@ public final class KeychainSyncEngine: Sendable {
 
     // MARK: Pull
 
-    func pull(into report: inout SyncReport) async throws {
+    /// Reads the feed after this device's cursor (or after `from`, to read it again) and
+    /// takes each record; records that waited for an unlock go first.
+    func pull(into report: inout SyncReport, from: Int64? = nil) async throws {
         // Records that waited for an unlock first (each still refused if older than the mirror).
         for waiting in try store.waitingSyncIncoming() where waiting.zone == zone.rawValue {
             guard let id = SyncIdentifier(waiting.record) else { continue }
@@ -80,18 +92,27 @@ public final class KeychainSyncEngine: Sendable {
             }
             if try take(record, into: &report) { try store.removeSyncIncoming(waiting.record, version: waiting.version) }
         }
-        var cursor = try store.syncZones().first { $0.zone == zone.rawValue }?.cursor ?? 0
+        var cursor = try from ?? store.syncZones().first { $0.zone == zone.rawValue }?.cursor ?? 0
+        // The feed position before the first record refused in this round: the stored cursor
+        // stays there, so the next round reads that record again — a server that lied once
+        // and then serves the real record is resumed without repair (a refused record's
+        // version was never taken, so nothing is applied twice).
+        var held: Int64?
         while true {
             let page = try await transport.changes(zone: zone, after: cursor, limit: SyncLimits.changesPage)
             for record in page.records {
-                guard try !take(record, into: &report) else { continue }
+                let refusedBefore = report.refused
+                guard try !take(record, into: &report) else {
+                    if report.refused > refusedBefore { held = min(held ?? .max, max(cursor, (record.seq ?? cursor + 1) - 1)) }
+                    continue
+                }
                 try store.stashSyncIncoming(SyncMirrorRecord(
                     record: record.record.rawValue, zone: zone.rawValue, type: record.type, version: record.version, tombstone: record.tombstone,
                     body: record.body))
             }
             guard page.high > cursor else { break }
             cursor = page.high
-            try store.advanceSyncCursor(zone: zone.rawValue, to: cursor)
+            try store.advanceSyncCursor(zone: zone.rawValue, to: min(cursor, held ?? .max))
             if !page.more { break }
         }
     }
@@ -113,7 +134,9 @@ public final class KeychainSyncEngine: Sendable {
             return false
         } catch {
             report.refused += 1
-            log("sync: refused record \(record.record) version \(record.version): \(error)")
+            let reason = (error as? KeychainError)?.message ?? "\(error)"
+            report.lastRefusal = "record \(record.record) version \(record.version): \(reason)"
+            log("sync: refused record \(record.record) version \(record.version): \(reason)")
             return true
         }
     }

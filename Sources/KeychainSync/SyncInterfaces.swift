@@ -26,8 +26,13 @@ public protocol SyncZoneTransport: Sendable {
 public struct SyncReport: Sendable, Equatable {
     /// Records received and applied (merged where this device had changed them too).
     public var received = 0
-    /// Records received and refused (logged; nothing applied).
+    /// Records received and refused (logged; nothing applied; read again next round).
     public var refused = 0
+    /// The last refused record and why (the refusal's message names no value).
+    public var lastRefusal: String?
+    /// Records the server refused a write against at a version its feed had not given this
+    /// device (found in a refused batch; the feed is then read again from its start).
+    public var omitted = 0
     /// Local changes the server acknowledged.
     public var sent = 0
     /// Merges in which a concurrent value lost (kept in the history).

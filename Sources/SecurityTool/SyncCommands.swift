@@ -135,6 +135,17 @@ enum SyncCommands {
         } else {
             lines.append("last sync: none since securityd started")
         }
+        if status.refused > 0 {
+            // What the server sent and this device would not take: a lying or broken server,
+            // or a member's bad write. Nothing of it was applied; it is read again each round.
+            lines.append("refused from the server since securityd started: \(status.refused) record(s)")
+            if let at = status.lastRefused, let reason = status.lastRefusal {
+                lines.append("last refused: \(Date(timeIntervalSinceReferenceDate: at).formatted(.iso8601)) \(reason)")
+            }
+        }
+        if status.omitted > 0 {
+            lines.append("left out by the server's feed since securityd started: \(status.omitted) record version(s) (it refused writes against them; the feed was read again)")
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 }

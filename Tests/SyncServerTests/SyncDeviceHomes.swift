@@ -73,11 +73,11 @@ final class SyncDeviceHomes: @unchecked Sendable {
         (try? String(contentsOfFile: homes[device] + ".log", encoding: .utf8)) ?? ""
     }
 
-    /// Rounds on every device until one pass moves nothing (at most four passes).
-    func roundsUntilQuiet() throws {
+    /// Rounds on every device (or on `only`) until one pass moves nothing (at most four passes).
+    func roundsUntilQuiet(only: [Int]? = nil) throws {
         for _ in 0..<4 {
             var moved = false
-            for device in homes.indices {
+            for device in only ?? Array(homes.indices) {
                 let round = try security(device, ["sync", "now"])
                 #expect(round.status == 0, "\(round.stderr)")
                 moved = moved || !round.stdout.hasPrefix("received 0, sent 0,")

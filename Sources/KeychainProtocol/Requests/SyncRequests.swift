@@ -154,9 +154,18 @@ public struct SyncStatusReport: WireCodable, Hashable {
     public var lastSync: Double?
     /// The last round's failure, if it failed.
     public var lastError: String?
+    /// Records the server sent that this device refused since securityd started (an older
+    /// version, a body that does not open for its place, a writer who is not a member).
+    public var refused: UInt32
+    /// When the last was refused (seconds since 2001), and why.
+    public var lastRefused: Double?
+    public var lastRefusal: String?
+    /// Record versions the server held but its feed had not given this device, found when
+    /// it refused a write against them (the feed was read again), since securityd started.
+    public var omitted: UInt32
 
     /// Sync is off.
     public static let off = SyncStatusReport(
         enabled: false, server: "", account: "", device: "", zone: "", members: [], pending: 0, synced: 0, waiting: 0, history: 0, lastSync: nil,
-        lastError: nil)
+        lastError: nil, refused: 0, lastRefused: nil, lastRefusal: nil, omitted: 0)
 }

@@ -1,0 +1,268 @@
+import Foundation
+import KeychainTestSupport
+import SyncCrypto
+import SyncJoin
+import SyncProtocol
+import Testing
+
+/// A server that lies (``LyingSyncServer``) to real devices, each its own securityd and
+/// enclave driven by `security`: each lie of issue 33's table is refused or detected, the
+/// local keychain keeps what it had, the user sees it in `security sync status`, and a round
+/// after the server tells the truth again resumes without repair.
+@Suite final class MaliciousServerTests: Sendable {
+    let devices: SyncDeviceHomes
+
+    init() throws {
+        devices = try SyncDeviceHomes(["a", "b", "c"])
+    }
+
+    func security(_ device: Int, _ arguments: String...) throws -> CommandResult {
+        try devices.security(device, arguments)
+    }
+
+    func password(_ device: Int, _ account: String) throws -> String? {
+        try devices.password(device, account, service: "lie.example")
+    }
+
+    func add(_ device: Int, _ account: String, _ password: String) throws {
+        let added = try security(device, "add-generic-password", "-U", "--synchronizable", "-a", account, "-s", "lie.example", "-w", password)
+        #expect(added.status == 0, "\(added.stderr)")
+    }
+
+    func status(_ device: Int) throws -> String { try security(device, "sync", "status").stdout }
+
+    /// `sync now` on `device`: its summary line.
+    func round(_ device: Int) throws -> String {
+        let round = try security(device, "sync", "now")
+        #expect(round.status == 0, "\(round.stderr)\n\(devices.log(device))")
+        return round.stdout
+    }
+
+    /// The account the circle of `device` syncs under, as the server names it.
+    func account(_ device: Int) throws -> SyncIdentifier {
+        let line = try status(device).split(separator: "\n").first { $0.hasPrefix("account: ") }
+        return try #require(line.flatMap { SyncIdentifier(String($0.dropFirst("account: ".count))) })
+    }
+
+    /// The item records `account` wrote, every version, in the order the server took them.
+    func itemWrites(_ server: LyingSyncServer, _ account: SyncIdentifier) -> [SyncRecord] {
+        server.store.history(of: account).filter { $0.type == SyncRecordType.item.rawValue }
+    }
+
+    /// A and B (and C, for `three`) in one circle through `server`.
+    func circle(_ server: LyingSyncServer, three: Bool = false) throws {
+        #expect(try security(0, "sync", "enable", "--server", server.url).status == 0)
+        try devices.pair(0, 1, server: server.url)
+        if three { try devices.pair(1, 2, server: server.url) }
+    }
+
+    /// Row 1: a record rolled back to a version the device has seen is refused; the device
+    /// keeps the newer value, says so, and reads on normally once the server behaves.
+    @Test func aRecordRolledBackToAVersionAlreadySeenIsRefused() async throws {
+        let server = try await LyingSyncServer.start()
+        try await onThread { [self] in
+            try circle(server)
+            try add(0, "mail", "first")
+            try devices.roundsUntilQuiet(only: [0, 1])
+            try add(0, "mail", "second")
+            _ = try round(0)
+            _ = try round(1)
+            #expect(try password(1, "mail") == "second")
+
+            let account = try account(0)
+            let first = try #require(itemWrites(server, account).first { $0.version == 1 })
+            server.store.lies.withLock {
+                $0.changes = { _, _, honest in
+                    var stale = first
+                    stale.seq = honest.high + 1
+                    return ChangesResponse(records: honest.records + [stale], high: stale.seq!, more: false)
+                }
+            }
+            let lied = try round(1)
+            #expect(lied.contains("refused 1"), "\(lied)")
+            #expect(try password(1, "mail") == "second", "the newer value stays")
+            let said = try status(1)
+            #expect(said.contains("refused from the server since securityd started: 1 record(s)"), "\(said)")
+            #expect(said.contains("version 1: a version lower than one this device has seen"), "\(said)")
+
+            server.behave()
+            #expect(try round(1).hasPrefix("received 0, sent 0,"))
+            #expect(try password(1, "mail") == "second")
+        }
+        await server.stop()
+    }
+
+    /// Row 5: the feed reordered (newest first) and every version of every record replayed,
+    /// twice: the device ends where an honest feed would have left it; the older versions are
+    /// refused, the repeats change nothing.
+    @Test func aReorderedAndReplayedFeedEndsWhereTheHonestOneWould() async throws {
+        let server = try await LyingSyncServer.start()
+        try await onThread { [self] in
+            try circle(server)
+            for name in ["one", "two", "three", "four"] { try add(0, name, "\(name) v1") }
+            _ = try round(0)
+            try add(0, "two", "two v2")
+            try add(0, "three", "three v2")
+            _ = try round(0)
+            try add(0, "two", "two v3")
+            #expect(try security(0, "delete-generic-password", "--synchronizable", "-a", "four", "-s", "lie.example").status == 0)
+            _ = try round(0)
+
+            let every = itemWrites(server, try account(0))
+            #expect(every.count == 8)
+            server.store.lies.withLock {
+                $0.changes = { _, _, honest in
+                    guard !honest.records.isEmpty else { return honest }
+                    let replayed = Array(every.reversed()) + every + every.reversed()
+                    return ChangesResponse(records: replayed, high: honest.high, more: false)
+                }
+            }
+            let lied = try round(1)
+            #expect(lied.hasPrefix("received 4,"), "the newest version of each, once: \(lied)")
+            #expect(!lied.contains("refused 0"), "older versions after newer ones are refused: \(lied)")
+            #expect(try password(1, "one") == "one v1")
+            #expect(try password(1, "two") == "two v3")
+            #expect(try password(1, "three") == "three v2")
+            #expect(try password(1, "four") == nil, "deleted")
+
+            server.behave()
+            _ = try round(1)
+            #expect(try round(1).hasPrefix("received 0, sent 0,"), "nothing left to read or send")
+            for (name, value) in [("one", "one v1"), ("two", "two v3"), ("three", "three v2")] {
+                #expect(try password(1, name) == value)
+                #expect(try password(0, name) == value, "A's items are untouched")
+            }
+        }
+        await server.stop()
+    }
+
+    /// Row 6: bodies swapped between two records of the circle, and a record of another
+    /// circle (another account's zone) served in this one: every one is refused, nothing of
+    /// them applied; once the server behaves the real records arrive.
+    @Test func swappedCiphertextsAreRefusedAndTheRealOnesArriveLater() async throws {
+        let server = try await LyingSyncServer.start()
+        try await onThread { [self] in
+            try circle(server)
+            // C founds a circle of its own on the same server: another account, another zone.
+            #expect(try security(2, "sync", "enable", "--server", server.url).status == 0)
+            try add(2, "elsewhere", "another circle's")
+            _ = try round(2)
+            let foreign = try #require(itemWrites(server, try account(2)).first)
+
+            try add(0, "x", "x's password")
+            try add(0, "y", "y's password")
+            _ = try round(0)
+            server.store.lies.withLock {
+                $0.changes = { _, _, honest in
+                    var records = honest.records.filter { $0.type == SyncRecordType.item.rawValue }
+                    guard records.count == 2 else { return honest }
+                    (records[0].body, records[1].body) = (records[1].body, records[0].body)
+                    var moved = foreign
+                    moved.seq = honest.high + 1
+                    return ChangesResponse(records: records + [moved], high: moved.seq!, more: false)
+                }
+            }
+            let lied = try round(1)
+            #expect(lied.hasPrefix("received 0,") && lied.contains("refused 3"), "\(lied)")
+            #expect(try password(1, "x") == nil && password(1, "y") == nil && password(1, "elsewhere") == nil)
+            let said = try status(1)
+            #expect(said.contains("refused from the server since securityd started: 3 record(s)"), "\(said)")
+            #expect(try security(1, "sync", "now").status == 0, "a device refusing a lie still syncs")
+
+            server.behave()
+            #expect(try round(1).hasPrefix("received 2,"), "the feed is read again from the first refused record")
+            #expect(try password(1, "x") == "x's password")
+            #expect(try password(1, "y") == "y's password")
+            #expect(try password(1, "elsewhere") == nil)
+        }
+        await server.stop()
+    }
+
+    /// Row 8: the server puts its own key into a join — it replaces the new device's first
+    /// message with its own CPace share, made with a guessed code, naming keys of its own.
+    /// The join fails on both sides, no member is added, no share is made, and the code is dead;
+    /// a new code, with the server behaving, joins.
+    @Test func aServerSubstitutingItsKeyDuringAJoinFailsTheJoin() async throws {
+        let server = try await LyingSyncServer.start()
+        let account = try await onThread { [self] in
+            #expect(try security(0, "sync", "enable", "--server", server.url).status == 0)
+            let founded = try self.account(0)
+            let sharesBefore = server.store.history(of: founded).filter { $0.type == SyncRecordType.keyShare.rawValue }.count
+            server.store.lies.withLock {
+                $0.newDeviceMessage = { pairing, index, body in
+                    guard index == 0, let impostor = SyncIdentifier(UUID().uuidString),
+                        let keys = try? SyncDeviceKeys.generate(device: impostor),
+                        let guess = try? NewDeviceJoin(code: .short(nameplate: 1), pairing: pairing, keys: keys.publicKeys, credential: Data(count: 32))
+                    else { return body }
+                    return guess.share.encoded
+                }
+            }
+            let pairing = try RunningCommand("security", ["sync", "pair", "--approve"], environment: devices.environment(0))
+            let code = String(pairing.readLine().dropFirst("code: ".count))
+            let joining = try devices.security(1, ["sync", "join", "--server", server.url, "-"], input: code + "\n")
+            let paired = pairing.finish()
+            #expect(joining.status != 0, "the join fails: \(joining.stdout)")
+            #expect(paired.status != 0, "the member refuses: \(paired.stdout)")
+            #expect(joining.stderr.contains("the code does not match the member's"), "\(joining.stderr)")
+            #expect(paired.stderr.contains("the new device found the code wrong"), "\(paired.stderr)")
+            #expect(try security(0, "sync", "devices").stdout.split(separator: "\n").count == 1, "no member was added")
+            #expect(
+                server.store.history(of: founded).filter { $0.type == SyncRecordType.keyShare.rawValue }.count == sharesBefore,
+                "no share was made for anyone")
+            #expect(try status(1) == "sync: off\n")
+
+            return founded
+        }
+        #expect(try await server.store.inner.membership(account: account, after: -1).count == 1, "the chain holds the genesis alone")
+        server.behave()
+        try await onThread { [self] in
+            try devices.pair(0, 1, server: server.url)
+            #expect(try security(0, "sync", "devices").stdout.split(separator: "\n").count == 2)
+        }
+        await server.stop()
+    }
+
+    /// Row 9: B turns sync off and joins again while the server shows it an empty zone: no
+    /// local item is deleted for being missing; B sends them; when the server behaves, both
+    /// devices hold every item once.
+    @Test func anEmptyZoneOnResyncDeletesNothing() async throws {
+        let server = try await LyingSyncServer.start()
+        try await onThread { [self] in
+            try circle(server)
+            for name in ["one", "two", "three"] { try add(0, name, "\(name)'s password") }
+            try devices.roundsUntilQuiet(only: [0, 1])
+            #expect(try password(1, "three") == "three's password")
+
+            #expect(try security(1, "sync", "disable").status == 0)
+            // The rejoined B is a new device: the lie is told to whoever is not A.
+            let a = try #require(SyncIdentifier(status(0).split(separator: "\n").first { $0.hasPrefix("this device: ") }.map { String($0.dropFirst(13)) } ?? ""))
+            server.store.lies.withLock {
+                // Its keys (the zone key's share, the class keys) are there: it is a member.
+                $0.changes = { device, _, honest in
+                    var empty = honest
+                    if device != a { empty.records.removeAll { $0.type == SyncRecordType.item.rawValue } }
+                    return empty
+                }
+            }
+            try devices.pair(0, 1, server: server.url)
+            let lied = try security(1, "sync", "now")
+            #expect(lied.status == 0, "\(lied.stderr)")
+            let said = try status(1)
+            #expect(said.contains("pending: 3\n") && said.contains("left out by the server's feed since securityd started: "), "\(said)")
+            for name in ["one", "two", "three"] {
+                #expect(try password(1, name) == "\(name)'s password", "B keeps \(name)")
+                #expect(try password(0, name) == "\(name)'s password", "A keeps \(name)")
+            }
+
+            server.behave()
+            try devices.roundsUntilQuiet(only: [0, 1])
+            for device in [0, 1] {
+                for name in ["one", "two", "three"] { #expect(try password(device, name) == "\(name)'s password") }
+                let said = try status(device)
+                #expect(said.contains("synced: 3\n") && said.contains("pending: 0\n"), "each item once, nothing left to send: \(said)")
+            }
+        }
+        await server.stop()
+    }
+
+}
