@@ -139,10 +139,16 @@ final class SyncService: Sendable {
             guard var circle = try circle() else { throw Self.off }
             do {
                 circle = try refreshMembership(circle)
+                let chain = try store.syncMembership().map { try MembershipRecord(decoding: $0).hash }
                 let engine = try KeychainSyncEngine(
                     store: store, sealer: circle.sealer, transport: circle.client, device: circle.device, zone: circle.zone,
-                    log: { DaemonLog.write($0) })
-                let report = try Self.blocking { try await engine.sync() }
+                    log: { DaemonLog.write($0) }, chain: chain)
+                let report: SyncReport
+                do {
+                    report = try Self.blocking { try await engine.sync() }
+                } catch let disagreement as SyncHeadDisagreement {
+                    throw KeychainError(status: OSStatusCode.decode, message: disagreement.description)
+                }
                 state.withLock {
                     $0.lastSync = Date()
                     $0.lastError = nil
@@ -246,12 +252,22 @@ final class SyncService: Sendable {
         let members = try Self.membership(store.syncMembership()).members.keys.map(\.rawValue).sorted()
         let counts = try store.syncCounts()
         let last = state.withLock { ($0.lastSync, $0.lastError, $0.refused, $0.lastRefusal, $0.omitted) }
+        let alarm = try store.syncAlarm(zone: zone).map {
+            "zone \($0.zone) stopped at \($0.raised.formatted(.iso8601)): "
+                + "device \($0.device)'s signed head disagrees with what the server gave this device: \($0.reason). "
+                + "The server may be lying; nothing it sent since was applied, and sync resumes by itself when they agree"
+        }
+        let heads = try store.syncHeads(zone: zone).values.filter { $0.device != account.device && members.contains($0.device) }
+        let chainLength = try store.syncMembership().count
+        let notices = heads.filter { $0.chainLength > chainLength }.map {
+            "device \($0.device) has seen \($0.chainLength) device-list entries; the server has given this device \(chainLength)"
+        }
         return SyncStatusReport(
             enabled: true, server: account.server, account: account.account, device: account.device, zone: zone, members: members,
             pending: UInt32(clamping: counts.pending), synced: UInt32(clamping: counts.mirrored), waiting: UInt32(clamping: counts.waiting),
             history: UInt32(clamping: counts.history), lastSync: last.0?.timeIntervalSinceReferenceDate, lastError: last.1,
             refused: UInt32(clamping: last.2), lastRefused: last.3?.at.timeIntervalSinceReferenceDate, lastRefusal: last.3?.reason,
-            omitted: UInt32(clamping: last.4))
+            omitted: UInt32(clamping: last.4), alarm: alarm, headsAgreed: UInt32(clamping: heads.filter(\.agreed).count), notices: notices)
     }
 
     // MARK: The circle as stored

@@ -87,7 +87,10 @@ extension KeychainStore {
     /// the history. The items stay, synchronizable as they were; enabling again re-sends them.
     public func disableSync() throws {
         try write { db in
-            for table in ["sync_account", "sync_membership", "sync_zones", "sync_keys", "sync_mirror", "sync_outgoing", "sync_incoming", "sync_history"] {
+            for table in [
+                "sync_account", "sync_membership", "sync_zones", "sync_keys", "sync_mirror", "sync_outgoing", "sync_incoming", "sync_history", "sync_view",
+                "sync_heads", "sync_alarms",
+            ] {
                 try db.execute(sql: "DELETE FROM \(table)")
             }
         }

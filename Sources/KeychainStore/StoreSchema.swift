@@ -117,6 +117,29 @@ enum StoreSchema {
             """,
             "CREATE INDEX sync_history_record ON sync_history(record)",
         ]),
+        // Signed heads (issue 33; docs/ARCHITECTURE.md, "Signed heads").
+        //   sync_view: every version of every record (heads aside) the server gave this
+        //     device, with its feed position and the SHA-256 of its body: enough to rebuild
+        //     what this device had been given at any position another device's head names.
+        //   sync_heads: each device's latest head as received (this device's as published),
+        //     and whether it was compared and agreed.
+        //   sync_alarms: a zone stopped because a head disagreed with this device's view: until
+        //     a head of that device, as new or newer, agrees.
+        ("v6 sync heads", [
+            """
+            CREATE TABLE sync_view (zone TEXT NOT NULL, record TEXT NOT NULL, version INTEGER NOT NULL, seq INTEGER NOT NULL,
+              hash BLOB NOT NULL, PRIMARY KEY (zone, record, version)) WITHOUT ROWID
+            """,
+            """
+            CREATE TABLE sync_heads (zone TEXT NOT NULL, device TEXT NOT NULL, version INTEGER NOT NULL, seq INTEGER NOT NULL,
+              root BLOB NOT NULL, chain_length INTEGER NOT NULL, chain_head BLOB NOT NULL, written INTEGER NOT NULL,
+              agreed INTEGER NOT NULL, received REAL NOT NULL, PRIMARY KEY (zone, device)) WITHOUT ROWID
+            """,
+            """
+            CREATE TABLE sync_alarms (zone TEXT NOT NULL PRIMARY KEY, device TEXT NOT NULL, version INTEGER NOT NULL,
+              seq INTEGER NOT NULL, reason TEXT NOT NULL, raised REAL NOT NULL) WITHOUT ROWID
+            """,
+        ]),
     ]
 
     /// The condition of `genp_collection_agrp` (migration v4): a query uses the index only

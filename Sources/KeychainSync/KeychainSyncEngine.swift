@@ -25,6 +25,10 @@ public final class KeychainSyncEngine: Sendable {
     let log: @Sendable (String) -> Void
     /// This device's wall clock (a test's may be set back).
     let now: @Sendable () -> Date
+    /// The membership chain as this device verified it: each entry's SHA-256, so the chain's
+    /// head at every length. Empty: heads are neither written nor read (an engine test's
+    /// circle, which has no chain).
+    let chain: [Data]
 
     /// Rounds of pull-and-resend after a refused batch before giving up until the next sync.
     static let conflictRounds = 5
@@ -38,7 +42,7 @@ public final class KeychainSyncEngine: Sendable {
 
     public init(
         store: KeychainStore, sealer: any SyncRecordSealing, transport: any SyncZoneTransport, device: SyncIdentifier, zone: SyncIdentifier,
-        log: @escaping @Sendable (String) -> Void = { _ in }, now: @escaping @Sendable () -> Date = { Date() }
+        log: @escaping @Sendable (String) -> Void = { _ in }, now: @escaping @Sendable () -> Date = { Date() }, chain: [Data] = []
     ) throws {
         self.store = store
         self.sealer = sealer
@@ -47,17 +51,23 @@ public final class KeychainSyncEngine: Sendable {
         self.zone = zone
         self.log = log
         self.now = now
+        self.chain = chain
         try store.addSyncZone(zone.rawValue)
     }
 
-    /// One round: pull, then send; after a refused batch, pull and send again.
+    /// One round: pull, then send (with this device's head when its view changed); after a
+    /// refused batch, pull and send again.
+    ///
+    /// - Throws: ``SyncHeadDisagreement`` (as `errSecDecode`) when another device's signed
+    ///   head disagrees with what the server gave this device: the zone stops, nothing of the
+    ///   page that carried it is applied, nothing is sent, until the feed agrees again.
     @discardableResult
     public func sync() async throws -> SyncReport {
         var report = SyncReport()
         try await pull(into: &report)
         for _ in 0..<Self.conflictRounds {
             do {
-                try await push(into: &report)
+                try await push(into: &report, head: try headToPublish())
                 return report
             } catch let conflict as BatchConflict {
                 log("sync: the server refused a batch (\(conflict.conflicts.count) records changed there first); pulling")
@@ -66,7 +76,11 @@ public final class KeychainSyncEngine: Sendable {
                 // out (or the device refused them). The whole feed is read again — records this
                 // device has are passed over unopened — so an omission heals when the server
                 // serves them, and is counted meanwhile.
-                let omitted = try conflict.conflicts.filter { try (store.syncMirror($0.record.rawValue)?.version ?? 0) < $0.serverVersion }
+                let heads = try store.syncHeads(zone: zone.rawValue)
+                let omitted = try conflict.conflicts.filter {
+                    let seen = $0.record == headRecord ? heads[device.rawValue]?.version : try store.syncMirror($0.record.rawValue)?.version
+                    return seen ?? 0 < $0.serverVersion
+                }
                 if !omitted.isEmpty {
                     report.omitted += omitted.count
                     log("sync: the server holds \(omitted.count) record version(s) its feed did not give this device; reading the whole feed again")
@@ -92,7 +106,11 @@ public final class KeychainSyncEngine: Sendable {
             }
             if try take(record, into: &report) { try store.removeSyncIncoming(waiting.record, version: waiting.version) }
         }
-        var cursor = try from ?? store.syncZones().first { $0.zone == zone.rawValue }?.cursor ?? 0
+        // A stopped zone reads its whole feed again each round: when the server gives what
+        // every head says, the alarm clears and the zone resumes.
+        let alarm = chain.isEmpty ? nil : try store.syncAlarm(zone: zone.rawValue)
+        var cleared = false
+        var cursor = try from ?? (alarm != nil ? 0 : store.syncZones().first { $0.zone == zone.rawValue }?.cursor ?? 0)
         // The feed position before the first record refused in this round: the stored cursor
         // stays there, so the next round reads that record again — a server that lied once
         // and then serves the real record is resumed without repair (a refused record's
@@ -100,7 +118,23 @@ public final class KeychainSyncEngine: Sendable {
         var held: Int64?
         while true {
             let page = try await transport.changes(zone: zone, after: cursor, limit: SyncLimits.changesPage)
-            for record in page.records {
+            // Heads are checked against the view, with this page in it, before anything of
+            // the page is applied.
+            if !chain.isEmpty {
+                try store.recordSyncView(
+                    zone: zone.rawValue,
+                    page.records.filter { $0.type != SyncRecordType.head.rawValue }.map {
+                        SyncViewRow(record: $0.record.rawValue, version: $0.version, seq: $0.seq ?? cursor, hash: SyncHead.bodyHash($0.body))
+                    })
+                for record in page.records where record.type == SyncRecordType.head.rawValue {
+                    let refusedBefore = report.refused
+                    if let agreed = try check(head: record, into: &report), let alarm, agreed.device.rawValue == alarm.device, record.version >= alarm.version {
+                        cleared = true
+                    }
+                    if report.refused > refusedBefore { held = min(held ?? .max, max(cursor, (record.seq ?? cursor + 1) - 1)) }
+                }
+            }
+            for record in page.records where record.type != SyncRecordType.head.rawValue {
                 let refusedBefore = report.refused
                 guard try !take(record, into: &report) else {
                     if report.refused > refusedBefore { held = min(held ?? .max, max(cursor, (record.seq ?? cursor + 1) - 1)) }
@@ -114,6 +148,15 @@ public final class KeychainSyncEngine: Sendable {
             cursor = page.high
             try store.advanceSyncCursor(zone: zone.rawValue, to: min(cursor, held ?? .max))
             if !page.more { break }
+        }
+        if let alarm {
+            // Only the device whose head disagreed can clear it: a head of its as new, or
+            // newer, that agrees. A server that stops showing that head clears nothing.
+            guard cleared else {
+                throw SyncHeadDisagreement(alarm: alarm)
+            }
+            try store.clearSyncAlarm(zone: zone.rawValue)
+            log("sync: device \(alarm.device)'s head agrees with this device's view again; zone \(zone) resumes")
         }
     }
 
@@ -195,21 +238,25 @@ public final class KeychainSyncEngine: Sendable {
 
     // MARK: Push
 
-    /// Sends the whole queue, a batch of at most ``SyncLimits/batchWrites`` at a time.
-    func push(into report: inout SyncReport) async throws {
+    /// Sends the whole queue, a batch of at most ``SyncLimits/batchWrites`` at a time; this
+    /// device's head, when it has a new one, goes with the first.
+    func push(into report: inout SyncReport, head: PublishedHead? = nil) async throws {
         var after: HybridLogicalClock?
+        var head = head
         while true {
-            let changes = try store.pendingSyncChanges(after: after, limit: SyncLimits.batchWrites)
-            guard let last = changes.last else { return }
-            try await send(changes, into: &report)
-            if changes.count < SyncLimits.batchWrites { return }
+            let limit = SyncLimits.batchWrites - (head == nil ? 0 : 1)
+            let changes = try store.pendingSyncChanges(after: after, limit: limit)
+            guard !changes.isEmpty || head != nil else { return }
+            try await send(changes, head: head, into: &report)
+            head = nil
+            guard let last = changes.last, changes.count == limit else { return }
             after = last.clock
         }
     }
 
-    /// Sends one batch: each change stamped against its mirror row and sealed.
-    func send(_ changes: [SyncPendingChange], into report: inout SyncReport) async throws {
-        var writes: [SyncRecord] = []
+    /// Sends one batch: each change stamped against its mirror row and sealed (and the head).
+    func send(_ changes: [SyncPendingChange], head: PublishedHead? = nil, into report: inout SyncReport) async throws {
+        var writes: [SyncRecord] = head.map { [$0.record] } ?? []
         var acknowledgements: [(mirror: SyncMirrorRecord, sent: HybridLogicalClock)] = []
         for change in changes {
             guard let uuid = UUID(uuidString: change.record), let record = SyncIdentifier(change.record) else {
@@ -247,7 +294,132 @@ public final class KeychainSyncEngine: Sendable {
         guard !writes.isEmpty else { return }
         _ = try await transport.apply(writes, zone: zone)
         try store.acknowledgeSyncWrites(acknowledgements)
-        report.sent += writes.count
+        if let head {
+            try store.saveSyncHead(head.row)
+            report.headsSent += 1
+        }
+        report.sent += acknowledgements.count
+    }
+
+    // MARK: Heads
+
+    /// The record this device's head is written to.
+    var headRecord: SyncIdentifier { SyncHead.recordID(of: device) }
+
+    /// The chain's length and head as this device verified it.
+    var membershipPin: MembershipPin? { chain.last.map { MembershipPin(length: Int64(chain.count), head: $0) } }
+
+    /// A head to send, sealed, and the row to keep once the server took it.
+    struct PublishedHead {
+        var record: SyncRecord
+        var row: SyncHeadRow
+    }
+
+    /// This device's head at its cursor, when what it was given (or its chain) changed since
+    /// the head it last published; nil otherwise, while the zone is stopped, or when its view
+    /// at the cursor cannot be rebuilt (a refused record held the cursor behind a gap).
+    func headToPublish() throws -> PublishedHead? {
+        guard let pin = membershipPin, try store.syncAlarm(zone: zone.rawValue) == nil else { return nil }
+        let cursor = try store.syncZones().first { $0.zone == zone.rawValue }?.cursor ?? 0
+        let rows = try store.syncView(zone: zone.rawValue)
+        guard !rows.isEmpty, case .known(let entries) = Self.view(rows, at: cursor) else { return nil }
+        let root = SyncHead.root(entries)
+        let last = try store.syncHeads(zone: zone.rawValue)[device.rawValue]
+        if let last, last.root == root, last.chainLength == pin.length, last.chainHead == pin.head { return nil }
+        let written = Int64(now().timeIntervalSince1970)
+        let head = SyncHead(device: device, zone: zone, seq: cursor, root: root, membership: pin, written: written)
+        let version = (last?.version ?? 0) + 1
+        let body = try sealer.seal(
+            head.encoded, context: SyncRecordContext(zone: zone, record: headRecord, version: version, type: .head), protection: .afterFirstUnlock)
+        return PublishedHead(
+            record: SyncRecord(record: headRecord, type: SyncRecordType.head.rawValue, version: version, body: body),
+            row: SyncHeadRow(
+                zone: zone.rawValue, device: device.rawValue, version: version, seq: cursor, root: root, chainLength: pin.length, chainHead: pin.head,
+                written: written, agreed: true))
+    }
+
+    /// Reads a head from the feed: opened and checked as any record (a member's signature,
+    /// under this zone's key, at its place), refused when older than one seen; then compared
+    /// with this device's view at the position it names. A disagreement stops the zone.
+    /// Answers the head when it was compared and agreed (again, for one already seen).
+    @discardableResult
+    func check(head record: SyncRecord, into report: inout SyncReport) throws -> SyncHead? {
+        let head: SyncHead
+        let kept = try store.syncHeads(zone: zone.rawValue)
+        do {
+            let plaintext = try sealer.open(record.body, context: SyncRecordContext(zone: zone, record: record.record, version: record.version, type: .head))
+            do { head = try SyncHead(decoding: plaintext) } catch { throw KeychainError.decode(error.description) }
+            // The envelope's writer signed it (the sealer checked): it must be the device the
+            // head speaks for, at that device's place.
+            let writer = try? SyncRecordEnvelope(decoding: record.body).writer
+            guard head.zone == zone, head.device == writer, SyncHead.recordID(of: head.device) == record.record, !record.tombstone else {
+                throw KeychainError.decode("a head in another device's or zone's place")
+            }
+            if let known = kept[head.device.rawValue] {
+                guard record.version >= known.version else { throw KeychainError.decode("a head older than one this device has seen (replayed)") }
+                // Seen and agreed: nothing new (unless a stopped zone reads it again).
+                if record.version == known.version, known.agreed, known.root == head.root, known.seq == head.seq {
+                    return try store.syncAlarm(zone: zone.rawValue) == nil ? nil : head
+                }
+            }
+        } catch {
+            report.refused += 1
+            let reason = (error as? KeychainError)?.message ?? "\(error)"
+            report.lastRefusal = "head \(record.record) version \(record.version): \(reason)"
+            log("sync: refused head \(record.record) version \(record.version): \(reason)")
+            return nil
+        }
+        var disagreement: String?
+        var agreed = false
+        if head.membership.length <= Int64(chain.count) {
+            if chain[Int(head.membership.length) - 1] != head.membership.head {
+                disagreement = "its device list differs from this device's at entry \(head.membership.length - 1)"
+            }
+        }
+        if disagreement == nil, case .known(let entries) = Self.view(try store.syncView(zone: zone.rawValue), at: head.seq) {
+            if SyncHead.root(entries) == head.root {
+                agreed = true
+            } else {
+                disagreement = "the records it was given up to feed position \(head.seq) differ from what the server gave this device"
+            }
+        }
+        if let disagreement {
+            let alarm = SyncAlarm(zone: zone.rawValue, device: head.device.rawValue, version: record.version, seq: head.seq, reason: disagreement)
+            try store.raiseSyncAlarm(alarm)
+            log("sync: device \(head.device)'s signed head disagrees with this device's view of zone \(zone): \(disagreement); the zone stops")
+            throw SyncHeadDisagreement(alarm: alarm)
+        }
+        try store.saveSyncHead(SyncHeadRow(
+            zone: zone.rawValue, device: head.device.rawValue, version: record.version, seq: head.seq, root: head.root,
+            chainLength: head.membership.length, chainHead: head.membership.head, written: head.written, agreed: agreed))
+        if agreed { report.headsAgreed += 1 }
+        return agreed ? head : nil
+    }
+
+    /// What a view held at a feed position: every record's version with the latest position
+    /// at or before it — or unknown, when a record was given at a later version than the next
+    /// after the one held (a version in between, given to nobody here, may have been current).
+    enum ViewAtPosition: Equatable {
+        case known([SyncViewEntry])
+        case unknown
+    }
+
+    static func view(_ rows: [SyncViewRow], at seq: Int64) -> ViewAtPosition {
+        var entries: [SyncViewEntry] = []
+        var index = rows.startIndex
+        while index < rows.endIndex {
+            let record = rows[index].record
+            var end = index
+            while end < rows.endIndex, rows[end].record == record { end += 1 }
+            let versions = rows[index..<end]  // by version
+            let held = versions.last { $0.seq <= seq }
+            if let next = versions.first(where: { $0.seq > seq && $0.version > (held?.version ?? 0) }), next.version != (held?.version ?? 0) + 1 {
+                return .unknown
+            }
+            if let held { entries.append(SyncViewEntry(record: record, version: held.version, hash: held.hash)) }
+            index = end
+        }
+        return .known(entries)
     }
 
     /// The sealer, for a test that builds a second engine over the same keychain.
@@ -272,6 +444,15 @@ public final class KeychainSyncEngine: Sendable {
             itemClass: payload.itemClass, attributes: payload.attributes, accessGroup: payload.accessGroup ?? "",
             protection: payload.protection ?? .afterFirstUnlock, synchronizable: true, tombstone: false,
             persistentReference: PersistentReference(itemClass: payload.itemClass, uuid: UUID()), data: payload.secret?.value)
+    }
+}
+
+/// Another device's signed head disagreed with this device's view: the zone stopped.
+public struct SyncHeadDisagreement: Error, CustomStringConvertible {
+    public var alarm: SyncAlarm
+
+    public var description: String {
+        "device \(alarm.device)'s signed head disagrees with what the server gave this device (\(alarm.reason)): the server may be lying; zone \(alarm.zone) stops until they agree"
     }
 }
 

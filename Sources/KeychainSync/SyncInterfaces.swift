@@ -37,6 +37,10 @@ public struct SyncReport: Sendable, Equatable {
     public var sent = 0
     /// Merges in which a concurrent value lost (kept in the history).
     public var conflicts = 0
+    /// Heads of this device sent (each after a round that changed what it was given).
+    public var headsSent = 0
+    /// Other devices' heads compared with this device's view, and agreeing.
+    public var headsAgreed = 0
     /// Changes that could not be read now (class A while locked) and stay queued.
     public var waiting = 0
 

@@ -125,9 +125,9 @@ enum SyncCommands {
     static func describe(_ status: SyncStatusReport) -> String {
         guard status.enabled else { return "sync: off\n" }
         var lines = [
-            "sync: on", "server: \(status.server)", "account: \(status.account)", "this device: \(status.device)", "zone: \(status.zone)",
+            status.alarm == nil ? "sync: on" : "sync: STOPPED — \(status.alarm!)", "server: \(status.server)", "account: \(status.account)", "this device: \(status.device)", "zone: \(status.zone)",
             "devices: \(status.members.count)", "pending: \(status.pending)", "synced: \(status.synced)", "waiting for unlock: \(status.waiting)",
-            "history: \(status.history)",
+            "history: \(status.history)", "signed heads agreeing: \(status.headsAgreed) of \(status.members.count - 1) other device(s)",
         ]
         if let last = status.lastSync {
             let when = Date(timeIntervalSinceReferenceDate: last).formatted(.iso8601)
@@ -143,6 +143,7 @@ enum SyncCommands {
                 lines.append("last refused: \(Date(timeIntervalSinceReferenceDate: at).formatted(.iso8601)) \(reason)")
             }
         }
+        lines += status.notices.map { "warning: " + $0 }
         if status.omitted > 0 {
             lines.append("left out by the server's feed since securityd started: \(status.omitted) record version(s) (it refused writes against them; the feed was read again)")
         }

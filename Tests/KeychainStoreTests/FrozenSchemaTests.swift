@@ -28,6 +28,7 @@ import Testing
         #expect(Set(columns.keys) == [
             "genp", "inet", "cert", "keys", "genp_attribute", "secret_collection", "secret_alias",
             "sync_account", "sync_membership", "sync_zones", "sync_keys", "sync_mirror", "sync_outgoing", "sync_incoming", "sync_history",
+            "sync_view", "sync_heads", "sync_alarms",
         ])
     }
 

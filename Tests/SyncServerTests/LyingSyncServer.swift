@@ -40,7 +40,7 @@ final class LyingSyncServer: Sendable {
     }
 
     static func start(_ backend: Backend = .sqlite) async throws -> LyingSyncServer {
-        let store = LyingSyncStore(try await backend.open(try backend.makeLocation()))
+        let store = LyingSyncStore(try await backend.open(try backend.makeLocation()), backend: backend)
         let routes = SyncRoutes(store: store, openRegistration: true)
         let router = routes.router().buildResponder()
         let responder = CallbackResponder<SyncRequestContext> { request, context in
@@ -72,23 +72,53 @@ final class LyingSyncServer: Sendable {
     func stop() async {
         task.cancel()
         _ = try? await task.value
-        try? await store.inner.close()
+        try? await store.close()
     }
 
-    /// Tells the truth again.
-    func behave() { store.lies.withLock { $0 = Lies() } }
+    /// Tells the truth again: one history for every device, the one it kept before any fork.
+    func behave() {
+        store.lies.withLock { $0 = Lies() }
+        store.branch.withLock { $0?.devices = [] }  // the copy is closed with the store
+    }
 }
 
-/// The real store, with lies told on the way out (``Lies``) and every write kept.
+/// The real store, with lies told on the way out (``Lies``) and every write kept; it can
+/// fork (``fork(for:)``): from then on some devices read and write a copy of its past.
 final class LyingSyncStore: SyncStore {
     let inner: SQLSyncStore
+    let backend: Backend
     let lies = BlockingMutex(Lies())
+    /// The other branch of a fork, and the devices that see it.
+    let branch = BlockingMutex<(store: SQLSyncStore, devices: Set<SyncIdentifier>)?>(nil)
+    /// Every change the store took, in order, to copy its past into a branch.
+    private let past = BlockingMutex([@Sendable (SQLSyncStore) async throws -> Void]())
     /// Every record written, by account, in the order the server took them (with their feed positions).
     let written = BlockingMutex([SyncIdentifier: [SyncRecord]]())
     private let pairingIDs = BlockingMutex([Int64: SyncIdentifier]())
     private let newDeviceMessages = BlockingMutex([Int64: Int]())
 
-    init(_ inner: SQLSyncStore) { self.inner = inner }
+    init(_ inner: SQLSyncStore, backend: Backend) {
+        self.inner = inner
+        self.backend = backend
+    }
+
+    /// Forks the store: `devices` go on with a copy of everything so far (the same records
+    /// at the same feed positions, the same chain), the others with the original.
+    func fork(for devices: Set<SyncIdentifier>) async throws {
+        let copy = try await backend.open(try backend.makeLocation())
+        for change in past.withLock({ $0 }) { try await change(copy) }
+        branch.withLock { $0 = (copy, devices) }
+    }
+
+    /// The store the requesting device sees.
+    var seen: SQLSyncStore {
+        branch.withLock { branch in
+            guard let branch, let device = Requester.device, branch.devices.contains(device) else { return inner }
+            return branch.store
+        }
+    }
+
+    private func remember(_ change: @escaping @Sendable (SQLSyncStore) async throws -> Void) { past.withLock { $0.append(change) } }
 
     /// The device whose bearer credential a request carries, if it is one.
     func requester(_ request: Request) async -> SyncIdentifier? {
@@ -103,16 +133,20 @@ final class LyingSyncStore: SyncStore {
 
     func registerAccount(_ account: SyncIdentifier, device: SyncIdentifier, tokenHash: Data, quota: SyncQuota) async throws {
         try await inner.registerAccount(account, device: device, tokenHash: tokenHash, quota: quota)
+        remember { try await $0.registerAccount(account, device: device, tokenHash: tokenHash, quota: quota) }
     }
 
     func registerDevice(_ device: SyncIdentifier, account: SyncIdentifier, tokenHash: Data) async throws {
         try await inner.registerDevice(device, account: account, tokenHash: tokenHash)
+        remember { try await $0.registerDevice(device, account: account, tokenHash: tokenHash) }
     }
 
     func device(tokenHash: Data) async throws -> AuthenticatedDevice? { try await inner.device(tokenHash: tokenHash) }
 
     func apply(_ writes: [SyncRecord], account: SyncIdentifier, zone: SyncIdentifier) async throws -> [Int64] {
-        let positions = try await inner.apply(writes, account: account, zone: zone)
+        let store = seen
+        let positions = try await store.apply(writes, account: account, zone: zone)
+        if store === inner { remember { _ = try await $0.apply(writes, account: account, zone: zone) } }
         written.withLock { all in
             for (write, seq) in zip(writes, positions) {
                 var kept = write
@@ -124,17 +158,19 @@ final class LyingSyncStore: SyncStore {
     }
 
     func changes(account: SyncIdentifier, zone: SyncIdentifier, after: Int64, limit: Int) async throws -> ChangesResponse {
-        let honest = try await inner.changes(account: account, zone: zone, after: after, limit: limit)
+        let honest = try await seen.changes(account: account, zone: zone, after: after, limit: limit)
         guard let lie = lies.withLock({ $0.changes }) else { return honest }
         return lie(Requester.device, after, honest)
     }
 
     func appendMembership(_ entry: MembershipEntry, account: SyncIdentifier) async throws {
-        try await inner.appendMembership(entry, account: account)
+        let store = seen
+        try await store.appendMembership(entry, account: account)
+        if store === inner { remember { try await $0.appendMembership(entry, account: account) } }
     }
 
     func membership(account: SyncIdentifier, after: Int64) async throws -> [MembershipEntry] {
-        try await inner.membership(account: account, after: after)
+        try await seen.membership(account: account, after: after)
     }
 
     func openPairing(account: SyncIdentifier, device: SyncIdentifier, pairing: SyncIdentifier, now: Int64) async throws -> PairingOpened {
@@ -169,5 +205,8 @@ final class LyingSyncStore: SyncStore {
 
     var hints: ChangeHints { inner.hints }
 
-    func close() async throws { try await inner.close() }
+    func close() async throws {
+        try await branch.withLock({ $0?.store })?.close()
+        try await inner.close()
+    }
 }

@@ -49,6 +49,30 @@ import Testing
         server.store.history(of: account).filter { $0.type == SyncRecordType.item.rawValue }
     }
 
+    /// The device id of `device`, as its status says.
+    func id(_ device: Int) throws -> SyncIdentifier {
+        let line = try status(device).split(separator: "\n").first { $0.hasPrefix("this device: ") }
+        return try #require(line.flatMap { SyncIdentifier(String($0.dropFirst("this device: ".count))) })
+    }
+
+    /// Rounds on A and B, alternately, until both have read each other's latest head (a
+    /// device writes its head in the round after the one that changed what it was given).
+    func exchangeHeads() throws {
+        for _ in 0..<3 {
+            _ = try round(0)
+            _ = try round(1)
+        }
+        for device in [0, 1] {
+            let said = try status(device)
+            #expect(said.contains("signed heads agreeing: 1 of 1 other device(s)"), "\(said)\n\(devices.log(device))")
+        }
+    }
+
+    /// The head records `writer` wrote, every version, oldest first.
+    func heads(_ server: LyingSyncServer, _ account: SyncIdentifier, of writer: SyncIdentifier) -> [SyncRecord] {
+        server.store.history(of: account).filter { $0.record == SyncHead.recordID(of: writer) }
+    }
+
     /// A and B (and C, for `three`) in one circle through `server`.
     func circle(_ server: LyingSyncServer, three: Bool = false) throws {
         #expect(try security(0, "sync", "enable", "--server", server.url).status == 0)
@@ -69,7 +93,7 @@ import Testing
             _ = try round(1)
             #expect(try password(1, "mail") == "second")
 
-            let account = try account(0)
+            let account = try self.account(0)
             let first = try #require(itemWrites(server, account).first { $0.version == 1 })
             server.store.lies.withLock {
                 $0.changes = { _, _, honest in
@@ -222,9 +246,10 @@ import Testing
         await server.stop()
     }
 
-    /// Row 9: B turns sync off and joins again while the server shows it an empty zone: no
-    /// local item is deleted for being missing; B sends them; when the server behaves, both
-    /// devices hold every item once.
+    /// Row 9: B turns sync off and joins again while the server shows it an empty zone (its
+    /// keys, and A's head, but no item): no local item is deleted for being missing, A's head
+    /// shows the zone is not empty and B stops; when the server behaves, both devices hold
+    /// every item once.
     @Test func anEmptyZoneOnResyncDeletesNothing() async throws {
         let server = try await LyingSyncServer.start()
         try await onThread { [self] in
@@ -245,10 +270,10 @@ import Testing
                 }
             }
             try devices.pair(0, 1, server: server.url)
-            let lied = try security(1, "sync", "now")
-            #expect(lied.status == 0, "\(lied.stderr)")
+            let stopped = try stoppedRound(1)
+            #expect(stopped.contains("signed head disagrees with what the server gave this device"), "\(stopped)")
             let said = try status(1)
-            #expect(said.contains("pending: 3\n") && said.contains("left out by the server's feed since securityd started: "), "\(said)")
+            #expect(said.hasPrefix("sync: STOPPED") && said.contains("pending: 3\n"), "B keeps its items and sends nothing: \(said)")
             for name in ["one", "two", "three"] {
                 #expect(try password(1, name) == "\(name)'s password", "B keeps \(name)")
                 #expect(try password(0, name) == "\(name)'s password", "A keeps \(name)")
@@ -265,4 +290,151 @@ import Testing
         await server.stop()
     }
 
+
+    /// A round that a head's disagreement stops: its message.
+    func stoppedRound(_ device: Int) throws -> String {
+        let round = try security(device, "sync", "now")
+        #expect(round.status != 0, "the round stops: \(round.stdout)")
+        return round.stderr
+    }
+
+    /// Rows 2 and 3: the server leaves a new record (or a deletion) out of B's feed, but
+    /// gives B A's head, which covers it: B stops, changes nothing, sends nothing; when the
+    /// server gives the record, B takes it and resumes by itself.
+    func leftOutRecordIsFoundByAHead(deleting: Bool) async throws {
+        let server = try await LyingSyncServer.start()
+        try await onThread { [self] in
+            try circle(server)
+            try add(0, "subject", "first")
+            try exchangeHeads()
+            if deleting {
+                #expect(try security(0, "delete-generic-password", "--synchronizable", "-a", "subject", "-s", "lie.example").status == 0)
+            } else {
+                try add(0, "new", "a new password")
+            }
+            _ = try round(0)  // sends it
+            _ = try round(0)  // reads it back: a new head
+            let account = try self.account(0)
+            let hidden = try #require(itemWrites(server, account).last)
+            #expect(hidden.tombstone == deleting)
+            server.store.lies.withLock {
+                $0.changes = { _, _, honest in
+                    var page = honest
+                    page.records.removeAll { $0.record == hidden.record && $0.version == hidden.version }
+                    return page
+                }
+            }
+            let stopped = try stoppedRound(1)
+            #expect(stopped.contains("signed head disagrees with what the server gave this device"), "\(stopped)")
+            let said = try status(1)
+            #expect(said.hasPrefix("sync: STOPPED — zone keychain stopped at "), "\(said)")
+            #expect(said.contains("The server may be lying"), "\(said)")
+            #expect(try password(1, "subject") == "first", "nothing local changed")
+            #expect(try password(1, "new") == nil)
+            try add(1, "while stopped", "waits")
+            _ = try stoppedRound(1)
+            #expect(try status(1).contains("pending: 1\n"), "nothing is sent while stopped")
+
+            server.behave()
+            let resumed = try round(1)
+            #expect(resumed.contains("sent 1,"), "\(resumed)")
+            #expect(try status(1).hasPrefix("sync: on\n"))
+            #expect(try password(1, "subject") == (deleting ? nil : "first"))
+            #expect(try password(1, "new") == (deleting ? nil : "a new password"))
+            _ = try round(0)
+            #expect(try password(0, "while stopped") == "waits")
+        }
+        await server.stop()
+    }
+
+    /// Row 2.
+    @Test func aNewRecordLeftOutIsFoundByAnotherDevicesHead() async throws {
+        try await leftOutRecordIsFoundByAHead(deleting: false)
+    }
+
+    /// Row 3: the deleted item stays here until the deletion itself is given (an omission is
+    /// never a delete).
+    @Test func aDeletionLeftOutIsFoundByAnotherDevicesHead() async throws {
+        try await leftOutRecordIsFoundByAHead(deleting: true)
+    }
+
+    /// Row 4: the server forks — A and B each see their own history after a point, and each
+    /// writes in its own — then lets each read the other's head: both stop, both keep their
+    /// own items, and neither applies the other's branch. A fork with writes on both sides is
+    /// not something the server can heal: they stay stopped when it behaves again.
+    @Test func aForkIsFoundWhenTheDevicesReadEachOthersHeads() async throws {
+        let server = try await LyingSyncServer.start()
+        let ids: [SyncIdentifier] = try await onThread { [self] in
+            try circle(server)
+            try add(0, "before", "shared")
+            try exchangeHeads()
+            return [try id(0), try id(1), try self.account(0)]
+        }
+        let (a, b, account) = (ids[0], ids[1], ids[2])
+        try await server.store.fork(for: [b])
+        try await onThread { [self] in
+            try add(0, "on a", "a's branch")
+            try add(1, "on b", "b's branch")
+            for device in [0, 1] {
+                _ = try round(device)
+                _ = try round(device)  // reads its own write back: a new head in its branch
+            }
+            let headA = try #require(heads(server, account, of: a).last), headB = try #require(heads(server, account, of: b).last)
+            server.store.lies.withLock {
+                $0.changes = { device, _, honest in
+                    var page = honest
+                    var other = device == b ? headA : headB
+                    other.seq = honest.high + 1
+                    page.records.append(other)
+                    page.high = other.seq!
+                    return page
+                }
+            }
+            for device in [0, 1] {
+                let stopped = try stoppedRound(device)
+                #expect(stopped.contains("signed head disagrees"), "device \(device): \(stopped)")
+                #expect(try status(device).hasPrefix("sync: STOPPED"), "device \(device)")
+            }
+            #expect(try password(0, "on a") == "a's branch" && password(0, "on b") == nil)
+            #expect(try password(1, "on b") == "b's branch" && password(1, "on a") == nil)
+
+            server.behave()
+            for device in [0, 1] { _ = try stoppedRound(device) }
+            #expect(try password(0, "on b") == nil && password(1, "on a") == nil, "neither branch reaches the other")
+        }
+        await server.stop()
+    }
+
+    /// Row 10: an old head of A's, validly signed, served again to B after B saw a newer one:
+    /// refused as a replay (its counter went back); B syncs on.
+    @Test func anOldSignedHeadReplayedIsRefused() async throws {
+        let server = try await LyingSyncServer.start()
+        try await onThread { [self] in
+            try circle(server)
+            try add(0, "one", "1")
+            try exchangeHeads()
+            try add(0, "two", "2")
+            try exchangeHeads()
+            let written = heads(server, try account(0), of: try id(0))
+            #expect(written.count >= 2)
+            let old = try #require(written.first)
+            server.store.lies.withLock {
+                $0.changes = { _, _, honest in
+                    var page = honest
+                    var replayed = old
+                    replayed.seq = honest.high + 1
+                    page.records.append(replayed)
+                    page.high = replayed.seq!
+                    return page
+                }
+            }
+            let lied = try round(1)
+            #expect(lied.contains("refused 1"), "\(lied)")
+            let said = try status(1)
+            #expect(said.hasPrefix("sync: on\n") && said.contains("a head older than one this device has seen (replayed)"), "\(said)")
+            server.behave()
+            #expect(try round(1).hasPrefix("received 0, sent 0,"))
+        }
+        await server.stop()
+    }
 }

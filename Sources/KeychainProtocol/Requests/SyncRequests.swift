@@ -163,9 +163,18 @@ public struct SyncStatusReport: WireCodable, Hashable {
     /// Record versions the server held but its feed had not given this device, found when
     /// it refused a write against them (the feed was read again), since securityd started.
     public var omitted: UInt32
+    /// Why the zone stopped (another device's signed head disagreed with what the server gave
+    /// this device), and since when, in plain words; nil while it syncs.
+    public var alarm: String?
+    /// Other members whose latest signed head was compared with this device's view and agreed.
+    public var headsAgreed: UInt32
+    /// Other warnings, a sentence each (a member has seen a longer device list than this
+    /// device has been given).
+    public var notices: [String]
 
     /// Sync is off.
     public static let off = SyncStatusReport(
         enabled: false, server: "", account: "", device: "", zone: "", members: [], pending: 0, synced: 0, waiting: 0, history: 0, lastSync: nil,
-        lastError: nil, refused: 0, lastRefused: nil, lastRefusal: nil, omitted: 0)
+        lastError: nil, refused: 0, lastRefused: nil, lastRefusal: nil, omitted: 0, alarm: nil,
+        headsAgreed: 0, notices: [])
 }
