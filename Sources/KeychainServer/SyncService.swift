@@ -129,12 +129,15 @@ final class SyncService: Sendable {
 
     // MARK: Rounds
 
-    /// One round now: pull, merge, send.
+    /// One round now: pull, merge, send — and this device's signed head, when `publishingHead`
+    /// (`security sync now` and the timer's rounds; a round a change or a hint started leaves
+    /// it to the next of those: heads detect a lying server, they need not be immediate, and
+    /// one on every change would double every change's traffic between the devices).
     ///
     /// - Throws: `errSecItemNotFound` when sync is off; the server's or the network's failure
     ///   (also kept for ``status()``).
     @discardableResult
-    func syncNow() throws -> SyncReport {
+    func syncNow(publishingHead: Bool = true) throws -> SyncReport {
         try rounds.withLock { _ in
             guard var circle = try circle() else { throw Self.off }
             do {
@@ -145,7 +148,7 @@ final class SyncService: Sendable {
                     log: { DaemonLog.write($0) }, chain: chain)
                 let report: SyncReport
                 do {
-                    report = try Self.blocking { try await engine.sync() }
+                    report = try Self.blocking { try await engine.sync(publishingHead: publishingHead) }
                 } catch let disagreement as SyncHeadDisagreement {
                     throw KeychainError(status: OSStatusCode.decode, message: disagreement.description)
                 }
@@ -183,10 +186,10 @@ final class SyncService: Sendable {
         let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
         _ = ThreadLauncher.detach { [self] in
             while true {
-                _ = wakeups.wait(timeout: .now() + max(seconds, 0.01))
+                let timer = wakeups.wait(timeout: .now() + max(seconds, 0.01)) == .timedOut
                 while wakeups.wait(timeout: .now()) == .success {}  // one round for all kicks so far
                 guard (try? store.syncAccount()) != nil else { continue }
-                _ = try? syncNow()
+                _ = try? syncNow(publishingHead: timer)
             }
         }
     }

@@ -97,8 +97,14 @@ extension KeychainStore {
     }
 
     /// Moves a zone's cursor forward (never back).
-    public func advanceSyncCursor(zone: String, to cursor: Int64) throws {
-        try write { db in try db.execute(sql: "UPDATE sync_zones SET cursor = max(cursor, ?) WHERE zone = ?", arguments: [cursor, zone]) }
+    ///
+    /// - Parameter view: record versions given in the page just read, kept (as
+    ///   ``recordSyncView(zone:_:)`` keeps them) in the same transaction.
+    public func advanceSyncCursor(zone: String, to cursor: Int64, view: [SyncViewRow] = []) throws {
+        try write { db in
+            try recordSyncView(zone: zone, view, in: db)
+            try db.execute(sql: "UPDATE sync_zones SET cursor = max(cursor, ?) WHERE zone = ?", arguments: [cursor, zone])
+        }
     }
 
     /// Applies a received record in one transaction: the item as merged (nil: deleted), the

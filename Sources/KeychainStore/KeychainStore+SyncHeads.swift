@@ -81,22 +81,28 @@ extension KeychainStore {
     /// the truth is believed for the truth, and the heads judge it).
     public func recordSyncView(zone: String, _ rows: [SyncViewRow]) throws {
         guard !rows.isEmpty else { return }
-        try write { db in
-            let statement = try statements.statement(
-                """
-                INSERT INTO sync_view (zone, record, version, seq, hash) SELECT ?1, ?2, ?3, ?4, ?5
-                WHERE NOT EXISTS (SELECT 1 FROM sync_view WHERE zone = ?1 AND record = ?2 AND version > ?3)
-                ON CONFLICT (zone, record, version) DO UPDATE SET seq = excluded.seq, hash = excluded.hash WHERE excluded.hash != sync_view.hash
-                """, in: db)
-            for row in rows { try statement.execute(arguments: [zone, row.record, row.version, row.seq, row.hash]) }
-        }
+        try write { db in try recordSyncView(zone: zone, rows, in: db) }
     }
 
-    /// Every record version kept for `zone`, by record and version.
-    public func syncView(zone: String) throws -> [SyncViewRow] {
+    func recordSyncView(zone: String, _ rows: [SyncViewRow], in db: Database) throws {
+        guard !rows.isEmpty else { return }
+        let statement = try statements.statement(
+            """
+            INSERT INTO sync_view (zone, record, version, seq, hash) SELECT ?1, ?2, ?3, ?4, ?5
+            WHERE NOT EXISTS (SELECT 1 FROM sync_view WHERE zone = ?1 AND record = ?2 AND version > ?3)
+            ON CONFLICT (zone, record, version) DO UPDATE SET seq = excluded.seq, hash = excluded.hash WHERE excluded.hash != sync_view.hash
+            """, in: db)
+        for row in rows { try statement.execute(arguments: [zone, row.record, row.version, row.seq, row.hash]) }
+    }
+
+    /// Every record version kept for `zone`, by record (bytewise) and version, one at a time
+    /// (a view of 10,000 records is not held in memory to be hashed).
+    public func forEachSyncViewRow(zone: String, _ body: (SyncViewRow) throws -> Void) throws {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT record, version, seq, hash FROM sync_view WHERE zone = ? ORDER BY record, version", arguments: [zone]).map {
-                SyncViewRow(record: $0["record"], version: $0["version"], seq: $0["seq"], hash: $0["hash"])
+            let rows = try Row.fetchCursor(
+                statements.statement("SELECT record, version, seq, hash FROM sync_view WHERE zone = ? ORDER BY record, version", in: db), arguments: [zone])
+            while let row = try rows.next() {
+                try body(SyncViewRow(record: row[0], version: row[1], seq: row[2], hash: row[3]))
             }
         }
     }

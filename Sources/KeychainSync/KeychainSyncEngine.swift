@@ -55,19 +55,19 @@ public final class KeychainSyncEngine: Sendable {
         try store.addSyncZone(zone.rawValue)
     }
 
-    /// One round: pull, then send (with this device's head when its view changed); after a
-    /// refused batch, pull and send again.
+    /// One round: pull, then send (with this device's head, when `publishingHead` and what it
+    /// was given changed); after a refused batch, pull and send again.
     ///
     /// - Throws: ``SyncHeadDisagreement`` (as `errSecDecode`) when another device's signed
     ///   head disagrees with what the server gave this device: the zone stops, nothing of the
     ///   page that carried it is applied, nothing is sent, until the feed agrees again.
     @discardableResult
-    public func sync() async throws -> SyncReport {
+    public func sync(publishingHead: Bool = true) async throws -> SyncReport {
         var report = SyncReport()
         try await pull(into: &report)
         for _ in 0..<Self.conflictRounds {
             do {
-                try await push(into: &report, head: try headToPublish())
+                try await push(into: &report, head: publishingHead ? try headToPublish(read: report.read > 0) : nil)
                 return report
             } catch let conflict as BatchConflict {
                 log("sync: the server refused a batch (\(conflict.conflicts.count) records changed there first); pulling")
@@ -118,14 +118,16 @@ public final class KeychainSyncEngine: Sendable {
         var held: Int64?
         while true {
             let page = try await transport.changes(zone: zone, after: cursor, limit: SyncLimits.changesPage)
-            // Heads are checked against the view, with this page in it, before anything of
-            // the page is applied.
-            if !chain.isEmpty {
-                try store.recordSyncView(
-                    zone: zone.rawValue,
-                    page.records.filter { $0.type != SyncRecordType.head.rawValue }.map {
-                        SyncViewRow(record: $0.record.rawValue, version: $0.version, seq: $0.seq ?? cursor, hash: SyncHead.bodyHash($0.body))
-                    })
+            // What the page gave is kept in the view with the cursor's move (one transaction);
+            // a page that carries a head keeps it first, since heads are checked against the
+            // view, with this page in it, before anything of the page is applied.
+            var view = chain.isEmpty ? [] : page.records.filter { $0.type != SyncRecordType.head.rawValue }.map {
+                SyncViewRow(record: $0.record.rawValue, version: $0.version, seq: $0.seq ?? cursor, hash: SyncHead.bodyHash($0.body))
+            }
+            report.read += view.count
+            if !chain.isEmpty, page.records.contains(where: { $0.type == SyncRecordType.head.rawValue }) {
+                try store.recordSyncView(zone: zone.rawValue, view)
+                view = []
                 for record in page.records where record.type == SyncRecordType.head.rawValue {
                     let refusedBefore = report.refused
                     if let agreed = try check(head: record, into: &report), let alarm, agreed.device.rawValue == alarm.device, record.version >= alarm.version {
@@ -144,9 +146,12 @@ public final class KeychainSyncEngine: Sendable {
                     record: record.record.rawValue, zone: zone.rawValue, type: record.type, version: record.version, tombstone: record.tombstone,
                     body: record.body))
             }
-            guard page.high > cursor else { break }
+            guard page.high > cursor else {
+                try store.recordSyncView(zone: zone.rawValue, view)
+                break
+            }
             cursor = page.high
-            try store.advanceSyncCursor(zone: zone.rawValue, to: min(cursor, held ?? .max))
+            try store.advanceSyncCursor(zone: zone.rawValue, to: min(cursor, held ?? .max), view: view)
             if !page.more { break }
         }
         if let alarm {
@@ -318,13 +323,14 @@ public final class KeychainSyncEngine: Sendable {
     /// This device's head at its cursor, when what it was given (or its chain) changed since
     /// the head it last published; nil otherwise, while the zone is stopped, or when its view
     /// at the cursor cannot be rebuilt (a refused record held the cursor behind a gap).
-    func headToPublish() throws -> PublishedHead? {
+    /// `read`: whether this round read any record but heads (if not, and the chain is the
+    /// same, so is the head).
+    func headToPublish(read: Bool) throws -> PublishedHead? {
         guard let pin = membershipPin, try store.syncAlarm(zone: zone.rawValue) == nil else { return nil }
         let cursor = try store.syncZones().first { $0.zone == zone.rawValue }?.cursor ?? 0
-        let rows = try store.syncView(zone: zone.rawValue)
-        guard !rows.isEmpty, case .known(let entries) = Self.view(rows, at: cursor) else { return nil }
-        let root = SyncHead.root(entries)
         let last = try store.syncHeads(zone: zone.rawValue)[device.rawValue]
+        if let last, !read || last.seq == cursor, last.chainLength == pin.length, last.chainHead == pin.head { return nil }
+        guard cursor > 0, let root = try root(at: cursor) else { return nil }
         if let last, last.root == root, last.chainLength == pin.length, last.chainHead == pin.head { return nil }
         let written = Int64(now().timeIntervalSince1970)
         let head = SyncHead(device: device, zone: zone, seq: cursor, root: root, membership: pin, written: written)
@@ -376,8 +382,8 @@ public final class KeychainSyncEngine: Sendable {
                 disagreement = "its device list differs from this device's at entry \(head.membership.length - 1)"
             }
         }
-        if disagreement == nil, case .known(let entries) = Self.view(try store.syncView(zone: zone.rawValue), at: head.seq) {
-            if SyncHead.root(entries) == head.root {
+        if disagreement == nil, let root = try root(at: head.seq) {
+            if root == head.root {
                 agreed = true
             } else {
                 disagreement = "the records it was given up to feed position \(head.seq) differ from what the server gave this device"
@@ -396,30 +402,38 @@ public final class KeychainSyncEngine: Sendable {
         return agreed ? head : nil
     }
 
-    /// What a view held at a feed position: every record's version with the latest position
-    /// at or before it — or unknown, when a record was given at a later version than the next
-    /// after the one held (a version in between, given to nobody here, may have been current).
-    enum ViewAtPosition: Equatable {
-        case known([SyncViewEntry])
-        case unknown
-    }
-
-    static func view(_ rows: [SyncViewRow], at seq: Int64) -> ViewAtPosition {
-        var entries: [SyncViewEntry] = []
-        var index = rows.startIndex
-        while index < rows.endIndex {
-            let record = rows[index].record
-            var end = index
-            while end < rows.endIndex, rows[end].record == record { end += 1 }
-            let versions = rows[index..<end]  // by version
-            let held = versions.last { $0.seq <= seq }
-            if let next = versions.first(where: { $0.seq > seq && $0.version > (held?.version ?? 0) }), next.version != (held?.version ?? 0) + 1 {
-                return .unknown
-            }
-            if let held { entries.append(SyncViewEntry(record: record, version: held.version, hash: held.hash)) }
-            index = end
+    /// The root of what this device had been given at feed position `seq`: every record's
+    /// version with the latest position at or before it — or nil, when that is not known (a
+    /// record was given at a version more than one past the one held there: a version in
+    /// between, given to nobody here, may have been current at `seq`).
+    func root(at seq: Int64) throws -> Data? {
+        var root = SyncHead.Root()
+        var known = true
+        var record: String?
+        var held: SyncViewRow?  // the current record's latest version at or before `seq`
+        var next: SyncViewRow?  // its first version after `seq`, past `held`
+        func finishRecord() {
+            if let next, next.version != (held?.version ?? 0) + 1 { known = false }
+            if let held { root.add(record: held.record, version: held.version, hash: held.hash) }
         }
-        return .known(entries)
+        try store.forEachSyncViewRow(zone: zone.rawValue) { row in
+            guard known else { return }
+            if row.record != record {
+                if record != nil { finishRecord() }
+                record = row.record
+                held = nil
+                next = nil
+            }
+            // Rows come by version: the held one is the last at or before `seq`.
+            if row.seq <= seq {
+                held = row
+                next = nil
+            } else if next == nil {
+                next = row
+            }
+        }
+        if record != nil { finishRecord() }
+        return known ? root.finish() : nil
     }
 
     /// The sealer, for a test that builds a second engine over the same keychain.

@@ -37,6 +37,8 @@ public struct SyncReport: Sendable, Equatable {
     public var sent = 0
     /// Merges in which a concurrent value lost (kept in the history).
     public var conflicts = 0
+    /// Records read from the feed, heads aside (applied, already here, waiting or refused).
+    public var read = 0
     /// Heads of this device sent (each after a round that changed what it was given).
     public var headsSent = 0
     /// Other devices' heads compared with this device's view, and agreeing.

@@ -73,16 +73,34 @@ public struct SyncHead: Sendable, Equatable {
     /// (bytewise), each as its id, version and body hash. Deleted records are entries too
     /// (their tombstones), so a hidden delete changes the root.
     public static func root(_ entries: [SyncViewEntry]) -> Data {
-        var hasher = SHA256()
-        hasher.update(data: Data("trousseau sync head root 1".utf8))
+        var root = Root()
         for entry in entries.sorted(by: { $0.record.utf8.lexicographicallyPrecedes($1.record.utf8) }) {
-            var out = ByteWriter(capacity: entry.record.utf8.count + 48)
-            out.appendLengthPrefixed(entry.record)
-            out.appendInteger(entry.version)
-            out.append(entry.hash)
-            hasher.update(data: out.data)
+            root.add(record: entry.record, version: entry.version, hash: entry.hash)
         }
-        return Data(hasher.finalize())
+        return root.finish()
+    }
+
+    /// A root built entry by entry, for entries that already come sorted by record id
+    /// (bytewise: SQLite's `ORDER BY` on text), without holding the view in memory.
+    public struct Root {
+        var hasher = SHA256()
+        var buffer: [UInt8] = []
+
+        public init() { hasher.update(data: Data("trousseau sync head root 1".utf8)) }
+
+        /// One entry: its id (u32 big-endian length, then the bytes), version (i64 big-endian)
+        /// and body hash, as ``SyncHead/root(_:)`` covers it.
+        public mutating func add(record: String, version: Int64, hash: Data) {
+            buffer.removeAll(keepingCapacity: true)
+            let id = record.utf8
+            withUnsafeBytes(of: UInt32(id.count).bigEndian) { buffer.append(contentsOf: $0) }
+            buffer.append(contentsOf: id)
+            withUnsafeBytes(of: version.bigEndian) { buffer.append(contentsOf: $0) }
+            buffer.append(contentsOf: hash)
+            buffer.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        }
+
+        public func finish() -> Data { Data(hasher.finalize()) }
     }
 
     public var encoded: SecretBytes {
