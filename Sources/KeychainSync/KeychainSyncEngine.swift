@@ -96,6 +96,7 @@ public final class KeychainSyncEngine: Sendable {
     /// Reads the feed after this device's cursor (or after `from`, to read it again) and
     /// takes each record; records that waited for an unlock go first.
     func pull(into report: inout SyncReport, from: Int64? = nil) async throws {
+        if !chain.isEmpty, let alarm = try store.syncAlarm(zone: zone.rawValue) { try await verify(after: alarm, into: &report) }
         // Records that waited for an unlock first (each still refused if older than the mirror).
         for waiting in try store.waitingSyncIncoming() where waiting.zone == zone.rawValue {
             guard let id = SyncIdentifier(waiting.record) else { continue }
@@ -106,11 +107,7 @@ public final class KeychainSyncEngine: Sendable {
             }
             if try take(record, into: &report) { try store.removeSyncIncoming(waiting.record, version: waiting.version) }
         }
-        // A stopped zone reads its whole feed again each round: when the server gives what
-        // every head says, the alarm clears and the zone resumes.
-        let alarm = chain.isEmpty ? nil : try store.syncAlarm(zone: zone.rawValue)
-        var cleared = false
-        var cursor = try from ?? (alarm != nil ? 0 : store.syncZones().first { $0.zone == zone.rawValue }?.cursor ?? 0)
+        var cursor = try from ?? store.syncZones().first { $0.zone == zone.rawValue }?.cursor ?? 0
         // The feed position before the first record refused in this round: the stored cursor
         // stays there, so the next round reads that record again — a server that lied once
         // and then serves the real record is resumed without repair (a refused record's
@@ -130,9 +127,7 @@ public final class KeychainSyncEngine: Sendable {
                 view = []
                 for record in page.records where record.type == SyncRecordType.head.rawValue {
                     let refusedBefore = report.refused
-                    if let agreed = try check(head: record, into: &report), let alarm, agreed.device.rawValue == alarm.device, record.version >= alarm.version {
-                        cleared = true
-                    }
+                    try check(head: record, into: &report)
                     if report.refused > refusedBefore { held = min(held ?? .max, max(cursor, (record.seq ?? cursor + 1) - 1)) }
                 }
             }
@@ -154,15 +149,34 @@ public final class KeychainSyncEngine: Sendable {
             try store.advanceSyncCursor(zone: zone.rawValue, to: min(cursor, held ?? .max), view: view)
             if !page.more { break }
         }
-        if let alarm {
-            // Only the device whose head disagreed can clear it: a head of its as new, or
-            // newer, that agrees. A server that stops showing that head clears nothing.
-            guard cleared else {
-                throw SyncHeadDisagreement(alarm: alarm)
+    }
+
+    /// A stopped zone's round: the whole feed read again, its records kept in the view and
+    /// its heads compared, nothing applied. The zone syncs again only when the device whose
+    /// head disagreed has one as new, or newer, that agrees: a server that gives what it left
+    /// out is forgiven; one that merely stops showing that head, or forked with writes on both
+    /// sides, is not.
+    func verify(after alarm: SyncAlarm, into report: inout SyncReport) async throws {
+        var cursor: Int64 = 0
+        var cleared = false
+        while true {
+            let page = try await transport.changes(zone: zone, after: cursor, limit: SyncLimits.changesPage)
+            try store.recordSyncView(
+                zone: zone.rawValue,
+                page.records.filter { $0.type != SyncRecordType.head.rawValue }.map {
+                    SyncViewRow(record: $0.record.rawValue, version: $0.version, seq: $0.seq ?? cursor, hash: SyncHead.bodyHash($0.body))
+                })
+            for record in page.records where record.type == SyncRecordType.head.rawValue {
+                if let agreed = try check(head: record, into: &report), agreed.device.rawValue == alarm.device, record.version >= alarm.version {
+                    cleared = true
+                }
             }
-            try store.clearSyncAlarm(zone: zone.rawValue)
-            log("sync: device \(alarm.device)'s head agrees with this device's view again; zone \(zone) resumes")
+            guard page.high > cursor, page.more else { break }
+            cursor = page.high
         }
+        guard cleared else { throw SyncHeadDisagreement(alarm: alarm) }
+        try store.clearSyncAlarm(zone: zone.rawValue)
+        log("sync: device \(alarm.device)'s head agrees with this device's view again; zone \(zone) resumes")
     }
 
     /// Receives one record and counts what happened; false when it must wait (a class A item
@@ -347,7 +361,7 @@ public final class KeychainSyncEngine: Sendable {
     /// Reads a head from the feed: opened and checked as any record (a member's signature,
     /// under this zone's key, at its place), refused when older than one seen; then compared
     /// with this device's view at the position it names. A disagreement stops the zone.
-    /// Answers the head when it was compared and agreed (again, for one already seen).
+    /// Answers the head when it was compared and agreed.
     @discardableResult
     func check(head record: SyncRecord, into report: inout SyncReport) throws -> SyncHead? {
         let head: SyncHead
@@ -363,9 +377,11 @@ public final class KeychainSyncEngine: Sendable {
             }
             if let known = kept[head.device.rawValue] {
                 guard record.version >= known.version else { throw KeychainError.decode("a head older than one this device has seen (replayed)") }
-                // Seen and agreed: nothing new (unless a stopped zone reads it again).
-                if record.version == known.version, known.agreed, known.root == head.root, known.seq == head.seq {
-                    return try store.syncAlarm(zone: zone.rawValue) == nil ? nil : head
+                // Seen and agreed: nothing new — unless the zone stopped, when it is compared again.
+                if record.version == known.version, known.agreed, known.root == head.root, known.seq == head.seq,
+                    try store.syncAlarm(zone: zone.rawValue) == nil
+                {
+                    return nil
                 }
             }
         } catch {

@@ -332,8 +332,11 @@ import Testing
             #expect(try password(1, "subject") == "first", "nothing local changed")
             #expect(try password(1, "new") == nil)
             try add(1, "while stopped", "waits")
+            try add(0, "during", "written by A while B is stopped")
+            _ = try round(0)
             _ = try stoppedRound(1)
             #expect(try status(1).contains("pending: 1\n"), "nothing is sent while stopped")
+            #expect(try password(1, "during") == nil, "nothing is applied while stopped")
 
             server.behave()
             let resumed = try round(1)
@@ -343,6 +346,7 @@ import Testing
             #expect(try password(1, "new") == (deleting ? nil : "a new password"))
             _ = try round(0)
             #expect(try password(0, "while stopped") == "waits")
+            #expect(try password(1, "during") == "written by A while B is stopped")
         }
         await server.stop()
     }
