@@ -60,6 +60,12 @@ public struct RequestDispatcher: Sendable {
         sync.startBackground(interval: interval)
     }
 
+    /// How long a sync server's feed may stay short of this device's own write before
+    /// `security sync status` warns of a stall.
+    public func warnOfSyncStall(after seconds: Int) {
+        sync.warnOfStall(after: TimeInterval(seconds))
+    }
+
     /// Whether this keychain syncs (its daemon then stays up when idle, to hear hints).
     public var syncing: Bool { sync.listening }
 

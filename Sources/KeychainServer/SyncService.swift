@@ -35,6 +35,12 @@ final class SyncService: Sendable {
         /// Record versions the server's feed left out (seen in a refused batch), since start.
         var omitted = 0
         var lastRefusal: (at: Date, reason: String)?
+        /// The highest feed position the server gave one of this device's writes that its
+        /// feed has not yet given back, and since when: a server that takes writes and then
+        /// serves nothing past them is withholding updates (a stall).
+        var unreached: (position: Int64, since: Date)?
+        /// How long a feed may stay short of this device's own write before `status` warns.
+        var stallAfter: TimeInterval = 3600
         /// Pairings this device opened, by nameplate.
         var pairings: [Int64: PairingSession] = [:]
         /// Whether rounds run by themselves (``startBackground(interval:)``), not only when asked.
@@ -121,6 +127,7 @@ final class SyncService: Sendable {
                 $0.refused = 0
                 $0.omitted = 0
                 $0.lastRefusal = nil
+                $0.unreached = nil
                 $0.pairings = [:]
             }
             DaemonLog.write("sync: turned off")
@@ -152,12 +159,20 @@ final class SyncService: Sendable {
                 } catch let disagreement as SyncHeadDisagreement {
                     throw KeychainError(status: OSStatusCode.decode, message: disagreement.description)
                 }
+                let cursor = try store.syncZones().first { $0.zone == circle.zone.rawValue }?.cursor ?? 0
                 state.withLock {
                     $0.lastSync = Date()
                     $0.lastError = nil
                     $0.refused += report.refused
                     $0.omitted += report.omitted
                     if let reason = report.lastRefusal { $0.lastRefusal = ($0.lastSync!, reason) }
+                    // The feed reached what the server had taken before this round: no stall.
+                    // What it took in this round (this round's writes and head) is waited for
+                    // from now.
+                    if let unreached = $0.unreached, cursor >= unreached.position { $0.unreached = nil }
+                    if let position = report.acknowledged, position > cursor {
+                        $0.unreached = ($0.unreached.map { max($0.position, position) } ?? position, $0.unreached?.since ?? Date())
+                    }
                 }
                 if report != SyncReport() {
                     DaemonLog.write(
@@ -174,6 +189,12 @@ final class SyncService: Sendable {
                 throw error
             }
         }
+    }
+
+    /// How long the feed may stay short of this device's own acknowledged write before
+    /// `status` warns that the server may be withholding updates.
+    func warnOfStall(after seconds: TimeInterval) {
+        state.withLock { $0.stallAfter = seconds }
     }
 
     /// Runs rounds on a thread of its own while the daemon runs (nothing while sync is off):
@@ -255,6 +276,7 @@ final class SyncService: Sendable {
         let members = try Self.membership(store.syncMembership()).members.keys.map(\.rawValue).sorted()
         let counts = try store.syncCounts()
         let last = state.withLock { ($0.lastSync, $0.lastError, $0.refused, $0.lastRefusal, $0.omitted) }
+        let stall = state.withLock { state in state.unreached.map { ($0.position, $0.since, state.stallAfter) } }
         let alarm = try store.syncAlarm(zone: zone).map {
             "zone \($0.zone) stopped at \($0.raised.formatted(.iso8601)): "
                 + "device \($0.device)'s signed head disagrees with what the server gave this device: \($0.reason). "
@@ -262,8 +284,14 @@ final class SyncService: Sendable {
         }
         let heads = try store.syncHeads(zone: zone).values.filter { $0.device != account.device && members.contains($0.device) }
         let chainLength = try store.syncMembership().count
-        let notices = heads.filter { $0.chainLength > chainLength }.map {
+        var notices = heads.filter { $0.chainLength > chainLength }.map {
             "device \($0.device) has seen \($0.chainLength) device-list entries; the server has given this device \(chainLength)"
+        }
+        if let (position, since, after) = stall, Date().timeIntervalSince(since) > after {
+            let cursor = try store.syncZones().first?.cursor ?? 0
+            notices.append(
+                "the server took this device's write at feed position \(position) at \(since.formatted(.iso8601)) but has given it nothing past "
+                    + "\(cursor) since: it may be withholding updates")
         }
         return SyncStatusReport(
             enabled: true, server: account.server, account: account.account, device: account.device, zone: zone, members: members,

@@ -311,7 +311,8 @@ public final class KeychainSyncEngine: Sendable {
             ))
         }
         guard !writes.isEmpty else { return }
-        _ = try await transport.apply(writes, zone: zone)
+        let positions = try await transport.apply(writes, zone: zone)
+        if let highest = positions.max() { report.acknowledged = max(report.acknowledged ?? 0, highest) }
         try store.acknowledgeSyncWrites(acknowledgements)
         if let head {
             try store.saveSyncHead(head.row)

@@ -37,6 +37,9 @@ public struct SyncReport: Sendable, Equatable {
     public var sent = 0
     /// Merges in which a concurrent value lost (kept in the history).
     public var conflicts = 0
+    /// The highest feed position the server gave this device's writes in this round: its
+    /// feed must reach it (``SyncService``'s stall warning).
+    public var acknowledged: Int64?
     /// Records read from the feed, heads aside (applied, already here, waiting or refused).
     public var read = 0
     /// Heads of this device sent (each after a round that changed what it was given).

@@ -24,7 +24,9 @@ import Glibc
 // TROUSSEAU_SECURITYD_IDLE_SECONDS (exit after this long without clients; 0: never;
 // default 600); TROUSSEAU_SECURITYD_LOG (a file for diagnostics); TROUSSEAU_SYNC_INTERVAL_SECONDS (how
 // often a round of sync runs while sync is on, besides those changes and hints start; default 60;
-// 0: only `security sync now`, and the daemon may exit when idle). A client that starts the
+// 0: only `security sync now`, and the daemon may exit when idle); TROUSSEAU_SYNC_STALL_SECONDS (how
+// long the sync server's feed may stay short of this device's own write before `sync status` warns;
+// default 3600). A client that starts the
 // daemon passes only these (DaemonEnvironment). Test builds also read
 // TROUSSEAU_UNSAFE_FAST_KDF=1 (cheap passcode derivation), TROUSSEAU_TEST_ADMIN_TRUST_SETTINGS=FILE
 // (the administrator's trust settings, instead of /etc/trousseau/trust-settings), TROUSSEAU_TEST_ENCLAVE_KEY_SEED
@@ -171,6 +173,9 @@ do {
     // TROUSSEAU_SYNC_INTERVAL_SECONDS (default 60); 0 leaves only `security sync now`.
     let syncInterval = environment["TROUSSEAU_SYNC_INTERVAL_SECONDS"].flatMap { Int($0) }.map { max($0, 0) } ?? 60
     if !system && syncInterval > 0 { dispatcher.startSync(interval: .seconds(syncInterval)) }
+    // TROUSSEAU_SYNC_STALL_SECONDS (default 3600): how long the server's feed may stay short of
+    // this device's own acknowledged write before `security sync status` warns of a stall.
+    if let stall = environment["TROUSSEAU_SYNC_STALL_SECONDS"].flatMap({ Int($0) }), stall > 0 { dispatcher.warnOfSyncStall(after: stall) }
     DaemonStartFailure.clear(for: paths)  // an earlier daemon's, now out of date
     DaemonLog.write("serving \(paths.home) on \(paths.socket)")
     daemon.run()

@@ -85,7 +85,7 @@ import Testing
         #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
         let rows = try #require(report["sync"] as? [[String: Any]])
-        for (backend, count) in [("enclave", 2), ("SQLite", 10), ("PostgreSQL", 11)] {
+        for (backend, count) in [("enclave", 2), ("SQLite", 11), ("PostgreSQL", 12)] {
             let mine = rows.filter { $0["backend"] as? String == backend }
             #expect(mine.count == count && mine.allSatisfy { ($0["p50Micros"] as? Double ?? 0) > 0 && ($0["floorMicros"] as? Double ?? 0) > 0 }, "\(backend): \(mine)")
         }

@@ -13,7 +13,8 @@ import Testing
     let devices: SyncDeviceHomes
 
     init() throws {
-        devices = try SyncDeviceHomes(["a", "b", "c"])
+        // A stall is warned of after two seconds here (an hour by default).
+        devices = try SyncDeviceHomes(["a", "b", "c"], environment: ["TROUSSEAU_SYNC_STALL_SECONDS": "2"])
     }
 
     func security(_ device: Int, _ arguments: String...) throws -> CommandResult {
@@ -438,6 +439,36 @@ import Testing
             #expect(said.hasPrefix("sync: on\n") && said.contains("a head older than one this device has seen (replayed)"), "\(said)")
             server.behave()
             #expect(try round(1).hasPrefix("received 0, sent 0,"))
+        }
+        await server.stop()
+    }
+
+    /// A stall: the server takes B's write, then serves B's feed nothing new for longer than
+    /// the stall time. The write's feed position, which the server gave, is what B's feed
+    /// must reach: `status` warns that the server may be withholding updates, and stops
+    /// warning once the feed reaches it.
+    @Test func aFeedThatNeverReachesTheDevicesOwnWriteIsAStall() async throws {
+        let server = try await LyingSyncServer.start()
+        try await onThread { [self] in
+            try circle(server)
+            let b = try id(1)
+            server.store.lies.withLock {
+                $0.changes = { device, after, honest in device == b ? ChangesResponse(records: [], high: after, more: false) : honest }
+            }
+            try add(1, "written on b", "taken, never given back")
+            _ = try round(1)
+            #expect(!(try status(1).contains("withholding")), "not before the stall time")
+            usleep(2_500_000)
+            _ = try round(1)
+            let said = try status(1)
+            #expect(said.contains("warning: the server took this device's write at feed position "), "\(said)")
+            #expect(said.contains("it may be withholding updates"), "\(said)")
+            _ = try round(0)
+            #expect(try password(0, "written on b") == "taken, never given back", "A was given it")
+
+            server.behave()
+            _ = try round(1)
+            #expect(!(try status(1).contains("withholding")), "the feed reached the write")
         }
         await server.stop()
     }

@@ -19,10 +19,14 @@ final class SyncDeviceHomes: @unchecked Sendable {
     /// timer); otherwise only `security sync now` does, so a test decides when each runs.
     let automatic: Bool
 
-    init(_ names: [String], automatic: Bool = false) throws {
+    /// More of every device's environment (a daemon setting a test needs).
+    let extraEnvironment: [String: String]
+
+    init(_ names: [String], automatic: Bool = false, environment: [String: String] = [:]) throws {
         let directory = try TemporaryKeychain.makeTemporaryDirectory()
         self.directory = directory
         self.automatic = automatic
+        self.extraEnvironment = environment
         homes = names.map { directory + "/device-" + $0 }
     }
 
@@ -31,7 +35,7 @@ final class SyncDeviceHomes: @unchecked Sendable {
             "KEYCHAIN_HOME": homes[device], "TROUSSEAU_SECURITYD_LOG": homes[device] + ".log",
             // Automatic: a timer long enough that only a change or a hint explains a round.
             "TROUSSEAU_SYNC_INTERVAL_SECONDS": automatic ? "3600" : "0",
-        ]
+        ].merging(extraEnvironment) { $1 }
     }
 
     func security(_ device: Int, _ arguments: [String], input: String = "", environment extra: [String: String] = [:]) throws -> CommandResult {
