@@ -107,6 +107,11 @@ extension KeychainStore {
         }
     }
 
+    /// The latest feed position of a record version kept for `zone` (0: none).
+    public func highestSyncViewPosition(zone: String) throws -> Int64 {
+        try read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM sync_view WHERE zone = ?", arguments: [zone]) ?? 0 }
+    }
+
     /// Each device's latest head in `zone`, by device.
     public func syncHeads(zone: String) throws -> [String: SyncHeadRow] {
         try read { db in

@@ -67,7 +67,7 @@ public final class KeychainSyncEngine: Sendable {
         try await pull(into: &report)
         for _ in 0..<Self.conflictRounds {
             do {
-                try await push(into: &report, head: publishingHead ? try headToPublish(read: report.read > 0) : nil)
+                try await push(into: &report, head: publishingHead ? try headToPublish() : nil)
                 return report
             } catch let conflict as BatchConflict {
                 log("sync: the server refused a batch (\(conflict.conflicts.count) records changed there first); pulling")
@@ -121,7 +121,6 @@ public final class KeychainSyncEngine: Sendable {
             var view = chain.isEmpty ? [] : page.records.filter { $0.type != SyncRecordType.head.rawValue }.map {
                 SyncViewRow(record: $0.record.rawValue, version: $0.version, seq: $0.seq ?? cursor, hash: SyncHead.bodyHash($0.body))
             }
-            report.read += view.count
             if !chain.isEmpty, page.records.contains(where: { $0.type == SyncRecordType.head.rawValue }) {
                 try store.recordSyncView(zone: zone.rawValue, view)
                 view = []
@@ -338,13 +337,16 @@ public final class KeychainSyncEngine: Sendable {
     /// This device's head at its cursor, when what it was given (or its chain) changed since
     /// the head it last published; nil otherwise, while the zone is stopped, or when its view
     /// at the cursor cannot be rebuilt (a refused record held the cursor behind a gap).
-    /// `read`: whether this round read any record but heads (if not, and the chain is the
-    /// same, so is the head).
-    func headToPublish(read: Bool) throws -> PublishedHead? {
+    func headToPublish() throws -> PublishedHead? {
         guard let pin = membershipPin, try store.syncAlarm(zone: zone.rawValue) == nil else { return nil }
         let cursor = try store.syncZones().first { $0.zone == zone.rawValue }?.cursor ?? 0
         let last = try store.syncHeads(zone: zone.rawValue)[device.rawValue]
-        if let last, !read || last.seq == cursor, last.chainLength == pin.length, last.chainHead == pin.head { return nil }
+        // No record version given at a position past the last head's, and the same chain: the
+        // same head, without hashing the view. (Whether this round read anything does not
+        // say: the rounds a change or a hint started read records and wrote no head.)
+        if let last, last.chainLength == pin.length, last.chainHead == pin.head, try store.highestSyncViewPosition(zone: zone.rawValue) <= last.seq {
+            return nil
+        }
         guard cursor > 0, let root = try root(at: cursor) else { return nil }
         if let last, last.root == root, last.chainLength == pin.length, last.chainHead == pin.head { return nil }
         let written = Int64(now().timeIntervalSince1970)

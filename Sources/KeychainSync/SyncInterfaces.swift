@@ -40,8 +40,6 @@ public struct SyncReport: Sendable, Equatable {
     /// The highest feed position the server gave this device's writes in this round: its
     /// feed must reach it (``SyncService``'s stall warning).
     public var acknowledged: Int64?
-    /// Records read from the feed, heads aside (applied, already here, waiting or refused).
-    public var read = 0
     /// Heads of this device sent (each after a round that changed what it was given).
     public var headsSent = 0
     /// Other devices' heads compared with this device's view, and agreeing.

@@ -67,4 +67,29 @@ import Testing
             #expect(try engine.root(at: 31) == root([("b", 2, 7)]))
         }
     }
+
+    /// A head is written in the first round that may write one after the view changed, even
+    /// when that round reads nothing itself: the records came in rounds that changes and hints
+    /// started, which write no head.
+    @Test func aHeadFollowsRecordsReadInRoundsThatWroteNone() async throws {
+        try await SyncedDevices.with(count: 2) { devices in
+            let engines = try (0..<2).map { index in
+                try KeychainSyncEngine(
+                    store: devices[index].keychain.store, sealer: devices[index].engine.sealerForTests, transport: devices[index].transport,
+                    device: devices[index].id, zone: SyncedDevices.zone, chain: [Self.hash(9)])
+            }
+            func add(_ account: String) throws {
+                _ = try devices[0].store.add(
+                    genericPassword(account: account, service: "svc", ["sync": .bool(true), "v_Data": .utf8("secret")]), caller: devices[0].keychain.caller)
+            }
+            try add("first")
+            _ = try await engines[0].sync()
+            #expect(try await engines[1].sync().headsSent == 1, "the reader's first head")
+            try add("second")
+            _ = try await engines[0].sync()
+            #expect(try await engines[1].sync(publishingHead: false).received == 1, "read in a round that writes no head")
+            #expect(try await engines[1].sync().headsSent == 1, "the next round that may, reading nothing new, writes it")
+            #expect(try await engines[1].sync().headsSent == 0, "and then no more")
+        }
+    }
 }
