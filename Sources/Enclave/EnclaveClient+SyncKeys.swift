@@ -12,6 +12,17 @@ extension EnclaveClient {
         try SyncIdentityBlob(data: call(EnclaveCall.CreateSyncIdentity(device: device)).blob)
     }
 
+    /// A new recovery key (to show once) and the identity it derives, wrapped for this device.
+    public func createSyncRecoveryIdentity() throws -> (key: SecretBytes, identity: SyncIdentityBlob) {
+        let made = try call(EnclaveCall.CreateSyncRecoveryIdentity())
+        return (made.key, try SyncIdentityBlob(data: made.blob))
+    }
+
+    /// The identity the recovery key `key` derives, wrapped for this device.
+    public func importSyncRecoveryIdentity(_ key: SecretBytes) throws -> SyncIdentityBlob {
+        try SyncIdentityBlob(data: call(EnclaveCall.ImportSyncRecoveryIdentity(key: key)).blob)
+    }
+
     /// `record` (an unsigned membership entry whose signer is `identity`'s device), signed.
     public func signMembershipRecord(_ record: MembershipRecord, as identity: SyncIdentityBlob) throws -> MembershipRecord {
         try MembershipRecord(decoding: call(EnclaveCall.SignMembershipRecord(identity: identity.data, record: record.encoded)).bytes)

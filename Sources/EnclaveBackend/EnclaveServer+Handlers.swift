@@ -265,6 +265,19 @@ extension EnclaveCall.OpenSyncKeyShare: EnclaveHandled {
     }
 }
 
+extension EnclaveCall.CreateSyncRecoveryIdentity: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> EnclaveCall.SyncRecoveryIdentity {
+        let (key, identity) = try server.keybag.createSyncRecoveryIdentity()
+        return EnclaveCall.SyncRecoveryIdentity(key: key, blob: identity.data)
+    }
+}
+
+extension EnclaveCall.ImportSyncRecoveryIdentity: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> EnclaveCall.SyncBlob {
+        EnclaveCall.SyncBlob(blob: try server.keybag.importSyncRecoveryIdentity(key).data)
+    }
+}
+
 extension EnclaveCall.SyncCredential: EnclaveHandled {
     func handle(in server: EnclaveServer) throws -> EnclaveCall.SyncPlaintext {
         EnclaveCall.SyncPlaintext(plaintext: try server.keybag.syncCredential(SyncIdentityBlob(data: identity)))

@@ -17,13 +17,51 @@ import SyncProtocol
 extension SoftwareKeybag {
     /// A new sync identity for `device`.
     public func createSyncIdentity(device: SyncIdentifier) throws -> SyncIdentityBlob {
-        let secret = ItemKey.generate()
+        try wrapSyncIdentity(ItemKey.generate(), device: device)
+    }
+
+    private static let hexDigits = Array("0123456789abcdef")
+
+    /// The identity of `device` with `secret`, wrapped for its class.
+    private func wrapSyncIdentity(_ secret: ItemKey, device: SyncIdentifier) throws -> SyncIdentityBlob {
         let keys = try Self.deviceKeys(device: device, secret: secret)
         var blob = SyncIdentityBlob(publicKeys: keys.publicKeys, wrapped: Data())
         blob.wrapped = try wrap(secret, for: SyncIdentityBlob.protection, associatedData: blob.associatedData, access: nil, context: nil) {
             $0.syncKeyWrapping()
         }.wrapped
         return blob
+    }
+
+    /// A new recovery key — 32 characters of RFC 4648's base32 alphabet, 160 random bits —
+    /// and the identity it derives, wrapped here (``importSyncRecoveryIdentity(_:)``).
+    public func createSyncRecoveryIdentity() throws -> (key: SecretBytes, identity: SyncIdentityBlob) {
+        var generator = SystemRandomNumberGenerator()
+        var characters = [UInt8](repeating: 0, count: SyncRecovery.keyLength)
+        defer { characters.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        for index in characters.indices { characters[index] = SyncRecovery.alphabet[Int.random(in: 0..<32, using: &generator)] }
+        let key = characters.withUnsafeBytes { SecretBytes($0) }
+        return (key, try importSyncRecoveryIdentity(key))
+    }
+
+    /// The identity a recovery key derives (its case, spaces and dashes aside): the secret
+    /// and the device id by HKDF-SHA256 of the key's characters, so any device given the key
+    /// derives the same member; wrapped for this device.
+    ///
+    /// - Throws: `errSecAuthFailed` for text that is not a recovery key.
+    public func importSyncRecoveryIdentity(_ key: SecretBytes) throws -> SyncIdentityBlob {
+        var normalized = key.withUnsafeBytes { bytes in
+            [UInt8](bytes.lazy.filter { $0 != UInt8(ascii: "-") && $0 != UInt8(ascii: " ") }.map { $0 >= 0x61 && $0 <= 0x7a ? $0 - 0x20 : $0 })
+        }
+        defer { normalized.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        guard normalized.count == SyncRecovery.keyLength, normalized.allSatisfy({ SyncRecovery.alphabet.contains($0) }) else {
+            throw KeychainError(status: OSStatusCode.authFailed, message: "not a recovery key: it is 32 letters and digits, as `recovery-key create` printed it")
+        }
+        let material = normalized.withUnsafeBytes { SymmetricKey(data: $0) }
+        let secret = try HKDF<SHA256>.deriveKey(inputKeyMaterial: material, info: Data("trousseau sync recovery identity".utf8), outputByteCount: 32)
+            .withUnsafeBytes { try ItemKey(bytes: SecretBytes($0)) }
+        let id = HKDF<SHA256>.deriveKey(inputKeyMaterial: material, info: Data("trousseau sync recovery device id".utf8), outputByteCount: 8)
+            .withUnsafeBytes { bytes in String(bytes.flatMap { [Self.hexDigits[Int($0 >> 4)], Self.hexDigits[Int($0 & 0xf)]] }) }
+        return try wrapSyncIdentity(secret, device: SyncRecovery.device(id))
     }
 
     /// Signs an unsigned membership entry as `identity`: the entry's bytes, signed.

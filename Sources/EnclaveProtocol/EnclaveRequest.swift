@@ -29,6 +29,7 @@ public enum EnclaveCatalog {
         47: EnclaveCall.ChangeFileKeychainPassword.self, 50: EnclaveCall.CreateSyncIdentity.self, 51: EnclaveCall.SignMembershipRecord.self,
         52: EnclaveCall.CreateSyncKey.self, 53: EnclaveCall.SealSyncRecord.self, 54: EnclaveCall.OpenSyncRecord.self, 55: EnclaveCall.SealSyncKey.self,
         56: EnclaveCall.OpenSyncKey.self, 57: EnclaveCall.SealSyncKeyShare.self, 58: EnclaveCall.OpenSyncKeyShare.self, 59: EnclaveCall.SyncCredential.self,
+        60: EnclaveCall.CreateSyncRecoveryIdentity.self, 61: EnclaveCall.ImportSyncRecoveryIdentity.self,
     ])
 
     /// Every request, by opcode.

@@ -181,40 +181,17 @@ extension SyncService {
             }
             // Now a member: the chain, verified through the pin the welcome carried, and the
             // zone's key records.
-            let (entries, records) = try Self.blocking {
-                let entries = try await member.membership(after: -1)
-                var records: [SyncRecord] = []
-                var cursor: Int64 = 0
-                while true {
-                    let page = try await member.changes(zone: Self.zone, after: cursor, limit: SyncLimits.changesPage)
-                    records += page.records.filter { $0.type != SyncRecordType.item.rawValue }
-                    guard page.more, page.high > cursor else { break }
-                    cursor = page.high
-                }
-                return (entries, records)
-            }
+            let (entries, records) = try Self.blocking { (try await member.membership(after: -1), try await Self.keyRecords(member)) }
             let chain = try Self.refusing {
                 try MembershipState.verify(try entries.map { try MembershipRecord(decoding: $0.entry) }, account: welcome.account, through: welcome.pin)
             }
-            guard chain.members[device] == identity.publicKeys,
-                let addedBy = try entries.lazy.compactMap({ entry -> SyncIdentifier? in
-                    let record = try MembershipRecord(decoding: entry.entry)
-                    if case .add(let keys) = record.operation, keys.device == device { return record.signer }
-                    return nil
-                }).first,
-                let sharer = chain.members[addedBy]
-            else { throw KeychainError.decode("the circle's chain does not add this device") }
-            let keys = try openKeys(records, chain: chain, identity: identity, device: device, sharer: sharer)
+            guard chain.members[device] == identity.publicKeys else { throw KeychainError.decode("the circle's chain does not add this device") }
+            let keys = try openKeys(records, chain: chain, identity: identity, device: device)
             try rounds.withLock { _ in
                 guard try store.syncAccount() == nil else { throw Self.alreadyOn }
                 try store.enableSync(
                     SyncAccountRecord(server: url.absoluteString, account: welcome.account.rawValue, device: device.rawValue, identity: identity.data),
-                    circle: SyncCircleRows(
-                        membership: entries.map(\.entry),
-                        keys: ([keys.zone, keys.classA, keys.classC]).map {
-                            SyncKeyRow(key: $0.keyID.rawValue, zone: Self.zone.rawValue, role: Int($0.role.rawValue), blob: $0.data)
-                        },
-                        zone: SyncZoneKeys(zone: Self.zone.rawValue, zoneKey: keys.zone.keyID.rawValue, classA: keys.classA.keyID.rawValue, classC: keys.classC.keyID.rawValue)))
+                    circle: keys.rows(membership: entries.map(\.entry)))
             }
             DaemonLog.write("sync: joined a circle of \(chain.members.count) devices as device \(device)")
         }
@@ -223,29 +200,65 @@ extension SyncService {
         return try status()
     }
 
-    /// The zone key from this device's share, and the class keys from their records.
-    private func openKeys(
-        _ records: [SyncRecord], chain: MembershipState, identity: SyncIdentityBlob, device: SyncIdentifier, sharer: SyncDevicePublicKeys
-    ) throws -> (zone: SyncKeyBlob, classA: SyncKeyBlob, classC: SyncKeyBlob) {
+    /// The zone key from this device's share, every class key sealed under it (a rotation
+    /// seals the older ones again under the new zone key, so records written before it stay
+    /// readable), and which class keys are current: the key pointer's, or — in a circle
+    /// whose keys never changed — the only one of each class. The first round takes the
+    /// pointer again from the feed and records its version.
+    func openKeys(_ records: [SyncRecord], chain: MembershipState, identity: SyncIdentityBlob, device: SyncIdentifier) throws -> OpenedKeys {
         let shareID = Self.shareRecord(for: device)
         guard let share = records.last(where: { $0.type == SyncRecordType.keyShare.rawValue && $0.record == shareID }) else {
             throw KeychainError.decode("the server holds no key share for this device")
         }
+        // From whichever member shared it last (the one that added this device, or one that
+        // changed the keys since).
+        guard let sharer = chain.members[try Self.refusing { try SyncKeyShare(decoding: share.body).sender }] else {
+            throw KeychainError.decode("this device's key share is from a device that is not a member")
+        }
         let zoneKey = try enclave.openSyncKeyShare(
             share.body, context: SyncRecordContext(zone: Self.zone, record: shareID, version: share.version, type: .keyShare), identity: identity,
             sender: sharer)
-        var classA: SyncKeyBlob?
-        var classC: SyncKeyBlob?
+        var classKeys: [SyncIdentifier: SyncKeyBlob] = [:]
         for record in records where record.type == SyncRecordType.classKey.rawValue {
-            let writer = try Self.refusing { try SyncRecordEnvelope(decoding: record.body).writer }
-            guard let writerKeys = chain.members[writer] else { continue }
+            let envelope = try EnclaveSyncSealer.envelope(record.body)
+            guard envelope.parentKey == zoneKey.keyID, let writerKeys = chain.members[envelope.writer] else { continue }
             let key = try enclave.openSyncKey(
                 record.body, context: SyncRecordContext(zone: Self.zone, record: record.record, version: record.version, type: .classKey), parent: zoneKey,
                 writer: writerKeys)
-            if key.role == .classA { classA = key } else if key.role == .classC { classC = key }
+            classKeys[key.keyID] = key
         }
-        guard let classA, let classC else { throw KeychainError.decode("the server holds no class keys for the zone") }
-        return (zoneKey, classA, classC)
+        let current: (classA: SyncIdentifier, classC: SyncIdentifier)
+        if let record = records.last(where: { $0.type == SyncRecordType.keyPointer.rawValue && $0.record == SyncKeyPointer.recordID }) {
+            let envelope = try EnclaveSyncSealer.envelope(record.body)
+            guard let parent = classKeys[envelope.parentKey], let writer = chain.members[envelope.writer] else {
+                throw KeychainError.decode("the zone's key pointer is under a key, or by a device, this device does not know")
+            }
+            let context = SyncRecordContext(zone: Self.zone, record: record.record, version: record.version, type: .keyPointer)
+            let pointer = try Self.refusing { try SyncKeyPointer(decoding: try enclave.openSyncRecord(record.body, context: context, parent: parent, writer: writer)) }
+            guard pointer.zone == Self.zone, pointer.zoneKey == zoneKey.keyID, classKeys[pointer.classA]?.role == .classA, classKeys[pointer.classC]?.role == .classC
+            else { throw KeychainError.decode("the zone's key pointer names keys this device was not given") }
+            current = (pointer.classA, pointer.classC)
+        } else {
+            let a = classKeys.values.filter { $0.role == .classA }
+            let c = classKeys.values.filter { $0.role == .classC }
+            guard a.count == 1, c.count == 1 else { throw KeychainError.decode("the server holds no class keys for the zone, or no pointer to the current ones") }
+            current = (a[0].keyID, c[0].keyID)
+        }
+        return OpenedKeys(zone: zoneKey, classKeys: classKeys.values.sorted { $0.keyID.rawValue < $1.keyID.rawValue }, classA: current.classA, classC: current.classC)
+    }
+
+    /// Every record of the zone but items: the keys, shares, pointer and heads a device needs
+    /// before it can read the items.
+    static func keyRecords(_ client: SyncServerClient) async throws -> [SyncRecord] {
+        var records: [SyncRecord] = []
+        var cursor: Int64 = 0
+        while true {
+            let page = try await client.changes(zone: Self.zone, after: cursor, limit: SyncLimits.changesPage)
+            records += page.records.filter { $0.type != SyncRecordType.item.rawValue }
+            guard page.more, page.high > cursor else { break }
+            cursor = page.high
+        }
+        return records
     }
 
     // MARK: The mailbox
@@ -287,5 +300,22 @@ extension SyncService {
         } catch let error as SyncCryptoError {
             throw KeychainError(status: error.code == .wrongCode ? OSStatusCode.authFailed : OSStatusCode.decode, message: error.message)
         }
+    }
+}
+
+/// The zone's keys as a joining (or recovering) device opened them.
+struct OpenedKeys {
+    var zone: SyncKeyBlob
+    var classKeys: [SyncKeyBlob]
+    var classA: SyncIdentifier
+    var classC: SyncIdentifier
+
+    /// The circle's rows to keep, with the chain's entries.
+    func rows(membership: [Data]) -> SyncCircleRows {
+        let zoneName = SyncService.zone.rawValue
+        return SyncCircleRows(
+            membership: membership,
+            keys: ([zone] + classKeys).map { SyncKeyRow(key: $0.keyID.rawValue, zone: zoneName, role: Int($0.role.rawValue), blob: $0.data) },
+            zone: SyncZoneKeys(zone: zoneName, zoneKey: zone.keyID.rawValue, classA: classA.rawValue, classC: classC.rawValue))
     }
 }

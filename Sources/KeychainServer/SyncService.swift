@@ -152,7 +152,7 @@ final class SyncService: Sendable {
                 let chain = try store.syncMembership().map { try MembershipRecord(decoding: $0).hash }
                 let engine = try KeychainSyncEngine(
                     store: store, sealer: circle.sealer, transport: circle.client, device: circle.device, zone: circle.zone,
-                    log: { DaemonLog.write($0) }, chain: chain)
+                    log: { DaemonLog.write($0) }, chain: chain, removed: Set(circle.membership.removed.keys))
                 let report: SyncReport
                 do {
                     report = try Self.blocking { try await engine.sync(publishingHead: publishingHead) }
@@ -273,7 +273,9 @@ final class SyncService: Sendable {
     func status() throws -> SyncStatusReport {
         guard let account = try store.syncAccount() else { return .off }
         let zone = try store.syncZones().first?.zone ?? ""
-        let members = try Self.membership(store.syncMembership()).members.keys.map(\.rawValue).sorted()
+        let circle = try Self.membership(store.syncMembership()).members.keys
+        let members = circle.filter { !SyncRecovery.isRecovery($0) }.map(\.rawValue).sorted()
+        let recovery = circle.first(where: SyncRecovery.isRecovery)?.rawValue
         let counts = try store.syncCounts()
         let last = state.withLock { ($0.lastSync, $0.lastError, $0.refused, $0.lastRefusal, $0.omitted) }
         let stall = state.withLock { state in state.unreached.map { ($0.position, $0.since, state.stallAfter) } }
@@ -287,6 +289,14 @@ final class SyncService: Sendable {
         var notices = heads.filter { $0.chainLength > chainLength }.map {
             "device \($0.device) has seen \($0.chainLength) device-list entries; the server has given this device \(chainLength)"
         }
+        if recovery == nil {
+            notices.append("this circle has no recovery key: if every device is lost, so are the synced items (`security sync recovery-key create` makes one)")
+        }
+        if let pointer = try store.syncKeyPointer(zone), pointer.epoch > chainLength {
+            notices.append(
+                "the zone's keys were changed by a device that has seen \(pointer.epoch) device-list entries; the server has given this device "
+                    + "\(chainLength): it may be withholding a device's removal")
+        }
         if let (position, since, after) = stall, Date().timeIntervalSince(since) > after {
             let cursor = try store.syncZones().first?.cursor ?? 0
             notices.append(
@@ -298,7 +308,8 @@ final class SyncService: Sendable {
             pending: UInt32(clamping: counts.pending), synced: UInt32(clamping: counts.mirrored), waiting: UInt32(clamping: counts.waiting),
             history: UInt32(clamping: counts.history), lastSync: last.0?.timeIntervalSinceReferenceDate, lastError: last.1,
             refused: UInt32(clamping: last.2), lastRefused: last.3?.at.timeIntervalSinceReferenceDate, lastRefusal: last.3?.reason,
-            omitted: UInt32(clamping: last.4), alarm: alarm, headsAgreed: UInt32(clamping: heads.filter(\.agreed).count), notices: notices)
+            omitted: UInt32(clamping: last.4), alarm: alarm, headsAgreed: UInt32(clamping: heads.filter(\.agreed).count), notices: notices,
+            recovery: recovery)
     }
 
     // MARK: The circle as stored
@@ -311,7 +322,9 @@ final class SyncService: Sendable {
         var account: SyncIdentifier
         var identity: SyncIdentityBlob
         var membership: MembershipState
-        var zoneKey: SyncKeyBlob?
+
+        /// The zone's current zone key (the one shares carry).
+        var zoneKey: SyncKeyBlob? { sealer.keyring.current.zone }
     }
 
     /// The account, its verified chain and its keys, as this device keeps them; nil when sync is off.
@@ -331,11 +344,11 @@ final class SyncService: Sendable {
             let blob = try SyncKeyBlob(data: row.blob)
             keys[blob.keyID] = blob
         }
+        guard let zoneKey = SyncIdentifier(current.zoneKey) else { throw KeychainError.decode("this keychain's sync state is damaged") }
         let client = try SyncServerClient(server: account.server, credential: try enclave.syncCredential(identity: identity), http: agent)
-        let sealer = EnclaveSyncSealer(enclave: enclave, identity: identity, keys: keys, classA: classA, classC: classC, members: membership.members)
-        let zoneKey = SyncIdentifier(current.zoneKey).flatMap { keys[$0] }
-        return Circle(
-            device: device, zone: zone, sealer: sealer, client: client, account: accountID, identity: identity, membership: membership, zoneKey: zoneKey)
+        let keyring = SyncKeyring(keys: keys, zoneKey: zoneKey, classA: classA, classC: classC)
+        let sealer = EnclaveSyncSealer(enclave: enclave, store: store, device: device, identity: identity, keyring: keyring, membership: membership)
+        return Circle(device: device, zone: zone, sealer: sealer, client: client, account: accountID, identity: identity, membership: membership)
     }
 
     /// The chain's entries after the pin, from the server: verified to extend it (a chain
@@ -355,8 +368,7 @@ final class SyncService: Sendable {
         var refreshed = circle
         refreshed.membership = membership
         refreshed.sealer = EnclaveSyncSealer(
-            enclave: enclave, identity: circle.identity, keys: circle.sealer.keys, classA: circle.sealer.classA, classC: circle.sealer.classC,
-            members: membership.members)
+            enclave: enclave, store: store, device: circle.device, identity: circle.identity, keyring: circle.sealer.keyring, membership: membership)
         DaemonLog.write("sync: the circle has \(membership.members.count) devices")
         return refreshed
     }

@@ -140,6 +140,14 @@ enum StoreSchema {
               seq INTEGER NOT NULL, reason TEXT NOT NULL, raised REAL NOT NULL) WITHOUT ROWID
             """,
         ]),
+        // Key rotation (issue 33; docs/ARCHITECTURE.md, "Removing a device"): the version of
+        // the zone's key pointer record whose keys are current here (0: the founding keys,
+        // which no pointer names), and that pointer's epoch (the chain's length when the keys
+        // were made).
+        ("v7 sync key pointers", [
+            "ALTER TABLE sync_zones ADD COLUMN key_version INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE sync_zones ADD COLUMN key_epoch INTEGER NOT NULL DEFAULT 0",
+        ]),
     ]
 
     /// The condition of `genp_collection_agrp` (migration v4): a query uses the index only

@@ -29,6 +29,9 @@ public final class KeychainSyncEngine: Sendable {
     /// head at every length. Empty: heads are neither written nor read (an engine test's
     /// circle, which has no chain).
     let chain: [Data]
+    /// Devices the chain removed: their records are refused without holding the feed (they
+    /// will never open), their heads passed over.
+    let removed: Set<SyncIdentifier>
 
     /// Rounds of pull-and-resend after a refused batch before giving up until the next sync.
     static let conflictRounds = 5
@@ -42,7 +45,8 @@ public final class KeychainSyncEngine: Sendable {
 
     public init(
         store: KeychainStore, sealer: any SyncRecordSealing, transport: any SyncZoneTransport, device: SyncIdentifier, zone: SyncIdentifier,
-        log: @escaping @Sendable (String) -> Void = { _ in }, now: @escaping @Sendable () -> Date = { Date() }, chain: [Data] = []
+        log: @escaping @Sendable (String) -> Void = { _ in }, now: @escaping @Sendable () -> Date = { Date() }, chain: [Data] = [],
+        removed: Set<SyncIdentifier> = []
     ) throws {
         self.store = store
         self.sealer = sealer
@@ -52,6 +56,7 @@ public final class KeychainSyncEngine: Sendable {
         self.log = log
         self.now = now
         self.chain = chain
+        self.removed = removed
         try store.addSyncZone(zone.rawValue)
     }
 
@@ -97,16 +102,8 @@ public final class KeychainSyncEngine: Sendable {
     /// takes each record; records that waited for an unlock go first.
     func pull(into report: inout SyncReport, from: Int64? = nil) async throws {
         if !chain.isEmpty, let alarm = try store.syncAlarm(zone: zone.rawValue) { try await verify(after: alarm, into: &report) }
-        // Records that waited for an unlock first (each still refused if older than the mirror).
-        for waiting in try store.waitingSyncIncoming() where waiting.zone == zone.rawValue {
-            guard let id = SyncIdentifier(waiting.record) else { continue }
-            let record = SyncRecord(record: id, type: waiting.type, version: waiting.version, tombstone: waiting.tombstone, body: waiting.body)
-            if let mirror = try store.syncMirror(waiting.record), mirror.version >= waiting.version {
-                try store.removeSyncIncoming(waiting.record, version: waiting.version)  // a newer one was applied
-                continue
-            }
-            if try take(record, into: &report) { try store.removeSyncIncoming(waiting.record, version: waiting.version) }
-        }
+        try takeWaiting(into: &report)
+        let keysBefore = report.keys
         var cursor = try from ?? store.syncZones().first { $0.zone == zone.rawValue }?.cursor ?? 0
         // The feed position before the first record refused in this round: the stored cursor
         // stays there, so the next round reads that record again — a server that lied once
@@ -121,25 +118,19 @@ public final class KeychainSyncEngine: Sendable {
             var view = chain.isEmpty ? [] : page.records.filter { $0.type != SyncRecordType.head.rawValue }.map {
                 SyncViewRow(record: $0.record.rawValue, version: $0.version, seq: $0.seq ?? cursor, hash: SyncHead.bodyHash($0.body))
             }
+            // The page's key records first: a head or an item sealed under a key the same page
+            // brings (a rotation's) opens. A key changes no item, and only a member's opens.
+            try takeEach(page.records.filter { Self.isKey($0) }, after: cursor, held: &held, into: &report)
             if !chain.isEmpty, page.records.contains(where: { $0.type == SyncRecordType.head.rawValue }) {
                 try store.recordSyncView(zone: zone.rawValue, view)
                 view = []
-                for record in page.records where record.type == SyncRecordType.head.rawValue {
+                for record in page.records where record.type == SyncRecordType.head.rawValue && removedWriter(record) == nil {
                     let refusedBefore = report.refused
                     try check(head: record, into: &report)
                     if report.refused > refusedBefore { held = min(held ?? .max, max(cursor, (record.seq ?? cursor + 1) - 1)) }
                 }
             }
-            for record in page.records where record.type != SyncRecordType.head.rawValue {
-                let refusedBefore = report.refused
-                guard try !take(record, into: &report) else {
-                    if report.refused > refusedBefore { held = min(held ?? .max, max(cursor, (record.seq ?? cursor + 1) - 1)) }
-                    continue
-                }
-                try store.stashSyncIncoming(SyncMirrorRecord(
-                    record: record.record.rawValue, zone: zone.rawValue, type: record.type, version: record.version, tombstone: record.tombstone,
-                    body: record.body))
-            }
+            try takeEach(page.records.filter { $0.type != SyncRecordType.head.rawValue && !Self.isKey($0) }, after: cursor, held: &held, into: &report)
             guard page.high > cursor else {
                 try store.recordSyncView(zone: zone.rawValue, view)
                 break
@@ -148,6 +139,61 @@ public final class KeychainSyncEngine: Sendable {
             try store.advanceSyncCursor(zone: zone.rawValue, to: min(cursor, held ?? .max), view: view)
             if !page.more { break }
         }
+        // Records that waited for a key this pull brought (a rotation's class A key, say).
+        if report.keys > keysBefore { try takeWaiting(into: &report) }
+    }
+
+    /// Takes records of a page in order: one written by a removed device is refused for good
+    /// (the feed is not held for it: it will never open); one refused otherwise holds the
+    /// stored cursor before it (`held`); one that must wait is kept in `sync_incoming`.
+    func takeEach(_ records: [SyncRecord], after cursor: Int64, held: inout Int64?, into report: inout SyncReport) throws {
+        for record in records {
+            if let writer = removedWriter(record) {
+                report.refused += 1
+                report.lastRefusal = "record \(record.record) version \(record.version): written by device \(writer), which was removed"
+                log("sync: refused record \(record.record) version \(record.version): its writer was removed from the circle")
+                continue
+            }
+            let refusedBefore = report.refused
+            guard try !take(record, into: &report) else {
+                if report.refused > refusedBefore { held = min(held ?? .max, max(cursor, (record.seq ?? cursor + 1) - 1)) }
+                continue
+            }
+            try store.stashSyncIncoming(SyncMirrorRecord(
+                record: record.record.rawValue, zone: zone.rawValue, type: record.type, version: record.version, tombstone: record.tombstone,
+                body: record.body))
+        }
+    }
+
+    /// A record of the zone's keys: a share, a class key, the key pointer.
+    static func isKey(_ record: SyncRecord) -> Bool {
+        [SyncRecordType.keyShare.rawValue, SyncRecordType.classKey.rawValue, SyncRecordType.keyPointer.rawValue].contains(record.type)
+    }
+
+    /// Takes the records that waited (for an unlock, a key, this device's clock); each is
+    /// still refused if older than the mirror.
+    func takeWaiting(into report: inout SyncReport) throws {
+        for waiting in try store.waitingSyncIncoming() where waiting.zone == zone.rawValue {
+            guard let id = SyncIdentifier(waiting.record) else { continue }
+            let record = SyncRecord(record: id, type: waiting.type, version: waiting.version, tombstone: waiting.tombstone, body: waiting.body)
+            if removedWriter(record) != nil {
+                try store.removeSyncIncoming(waiting.record, version: waiting.version)  // its writer was removed since
+                continue
+            }
+            if let mirror = try store.syncMirror(waiting.record), mirror.version >= waiting.version {
+                try store.removeSyncIncoming(waiting.record, version: waiting.version)  // a newer one was applied
+                continue
+            }
+            if try take(record, into: &report) { try store.removeSyncIncoming(waiting.record, version: waiting.version) }
+        }
+    }
+
+    /// The writer of an item or head record when the chain removed it.
+    func removedWriter(_ record: SyncRecord) -> SyncIdentifier? {
+        guard !removed.isEmpty, record.type == SyncRecordType.item.rawValue || record.type == SyncRecordType.head.rawValue,
+            let writer = try? SyncRecordEnvelope(decoding: record.body).writer, removed.contains(writer)
+        else { return nil }
+        return writer
     }
 
     /// A stopped zone's round: the whole feed read again, its records kept in the view and
@@ -165,7 +211,9 @@ public final class KeychainSyncEngine: Sendable {
                 page.records.filter { $0.type != SyncRecordType.head.rawValue }.map {
                     SyncViewRow(record: $0.record.rawValue, version: $0.version, seq: $0.seq ?? cursor, hash: SyncHead.bodyHash($0.body))
                 })
-            for record in page.records where record.type == SyncRecordType.head.rawValue {
+            // Keys as a round takes them (they change no item): a head under a new key opens.
+            for record in page.records where Self.isKey(record) { _ = try take(record, into: &report) }
+            for record in page.records where record.type == SyncRecordType.head.rawValue && removedWriter(record) == nil {
                 if let agreed = try check(head: record, into: &report), agreed.device.rawValue == alarm.device, record.version >= alarm.version {
                     cleared = true
                 }
@@ -205,7 +253,13 @@ public final class KeychainSyncEngine: Sendable {
     /// Applies one received record; false when there was nothing to do (a version this
     /// device has, or a record type the engine does not read yet).
     func receive(_ record: SyncRecord, into report: inout SyncReport) throws -> Bool {
-        guard record.type == SyncRecordType.item.rawValue else { return false }
+        switch SyncRecordType(rawValue: record.type) {
+        case .item: break
+        case .keyShare, .classKey, .keyPointer:
+            if try sealer.receiveKey(record, zone: zone) { report.keys += 1 }
+            return false
+        default: return false
+        }
         guard let uuid = UUID(uuidString: record.record.rawValue) else { throw KeychainError.decode("a record id that is not an item's") }
         let mirror = try store.syncMirror(record.record.rawValue)
         if let mirror {

@@ -11,6 +11,13 @@ public protocol SyncRecordSealing: Sendable {
     /// The plaintext of a body the server returned for `context`; throws for anything that
     /// does not open there (another record, zone or version, a writer who is not a member).
     func open(_ body: Data, context: SyncRecordContext) throws -> SecretBytes
+    /// Takes a record of the zone's keys (a share, a class key, the key pointer): true when
+    /// it changed the keys this sealer holds or uses. A test's sealer with fixed keys takes none.
+    func receiveKey(_ record: SyncRecord, zone: SyncIdentifier) throws -> Bool
+}
+
+extension SyncRecordSealing {
+    public func receiveKey(_ record: SyncRecord, zone: SyncIdentifier) throws -> Bool { false }
 }
 
 /// The server's zone API as the engine calls it: HTTP to trousseau-syncd, or a `SyncStore`
@@ -40,6 +47,8 @@ public struct SyncReport: Sendable, Equatable {
     /// The highest feed position the server gave this device's writes in this round: its
     /// feed must reach it (``SyncService``'s stall warning).
     public var acknowledged: Int64?
+    /// Key records taken (a zone key shared to this device, a class key, a new key pointer).
+    public var keys = 0
     /// Heads of this device sent (each after a round that changed what it was given).
     public var headsSent = 0
     /// Other devices' heads compared with this device's view, and agreeing.

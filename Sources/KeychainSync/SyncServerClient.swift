@@ -57,6 +57,11 @@ public struct SyncServerClient: SyncZoneTransport {
         _ = try await send("POST", "/v1/devices", body: RegisterDeviceRequest(device: device, token: token), expecting: [201])
     }
 
+    /// Forgets `device`'s credential on the server (a device this one removed from the circle).
+    public func revokeDevice(_ device: SyncIdentifier) async throws {
+        _ = try await send("DELETE", "/v1/devices/\(device)", body: nil as Data?, expecting: [204])
+    }
+
     /// The account's membership entries after `after` (-1: all).
     public func membership(after: Int64) async throws -> [MembershipEntry] {
         try decode(MembershipResponse.self, try await send("GET", "/v1/membership?after=\(after)", body: nil as Data?, expecting: [200]).body).entries

@@ -11,7 +11,8 @@ import Glibc
 enum SyncCommands {
     static let usage = """
         enable --server URL | pair [--approve] | join --server URL CODE|- | status | devices | now
-            | history -a account -s service [-w] | disable
+            | history -a account -s service [-w] | remove-device ID | recovery-key create
+            | recover --server URL KEY|- | disable
             enable   Found a sync circle on the trousseau-syncd server at URL with this device as its
                      first member (https://, or http:// to this machine's loopback); then send every
                      synchronizable item. With a keychain password set, that is needed.
@@ -29,6 +30,17 @@ enum SyncCommands {
             history  The values of a synchronizable generic password that lost a merge with another
                      device's change (none is overwritten silently): who wrote each and when, its
                      attributes, and with -w its password.
+            remove-device
+                     Remove the device ID (as `devices` lists it) from the circle, from any other
+                     device: its server credential is revoked and the circle's keys are replaced,
+                     so nothing written from now on opens with the keys it kept. Its items stay
+                     on every device. Needs the keychain password when one is set.
+            recovery-key create
+                     Add a recovery key to the circle and print it, once: 32 letters and digits
+                     to keep apart from the devices (on paper). With it a new device can join
+                     when every device is lost. Replace one by removing it (remove-device) first.
+            recover  Join, as a new device, the circle on the server at URL whose recovery key is
+                     KEY (- reads it from standard input), and sync every item back.
             disable  Stop syncing: forget the account, the keys, the queues and the history; every
                      item stays.
         Items sync when they are synchronizable (kSecAttrSynchronizable, or --synchronizable on
@@ -45,7 +57,8 @@ enum SyncCommands {
         let service = parsed.options.last { $0.name == "s" }?.value
         let withSecrets = parsed.options.contains { $0.name == "w" }
         guard (account == nil && service == nil && !withSecrets) || arguments[1] == "history" else { return ToolCommand.showUsage }
-        guard parsed.operands.count == (arguments[1] == "join" ? 1 : 0), server == nil || ["enable", "join"].contains(arguments[1]),
+        guard parsed.operands.count == (["join", "remove-device", "recovery-key", "recover"].contains(arguments[1]) ? 1 : 0),
+            server == nil || ["enable", "join", "recover"].contains(arguments[1]),
             !approve || arguments[1] == "pair"
         else { return ToolCommand.showUsage }
         do {
@@ -66,12 +79,32 @@ enum SyncCommands {
                 let history = try session.call(
                     Service.CopySyncHistory(account: account, service: service, withSecrets: withSecrets), purpose: "read the item's sync history")
                 ToolOutput.print(describe(history, account: account, service: service))
+            case "remove-device":
+                let removed = try session.call(Service.RemoveSyncDevice(device: parsed.operands[0]), purpose: "remove a device from sync")
+                ToolOutput.print(
+                    "removed device \(removed.device); the circle's keys were replaced (\(removed.resealed) of its records sealed again)\n"
+                        + "devices: \(removed.members.joined(separator: ", "))")
+            case "recovery-key":
+                guard parsed.operands[0] == "create" else { return ToolCommand.showUsage }
+                let made = try session.call(Service.CreateSyncRecoveryKey(), purpose: "make a sync recovery key")
+                ToolOutput.print(
+                    "recovery key: \(String(decoding: made.key.withUnsafeBytes { Data($0) }, as: UTF8.self))\n"
+                        + "Write it down and keep it apart from your devices: it is shown only this once. If every device is lost,\n"
+                        + "`security sync recover --server URL -` on a new one, given this key, brings every synced item back.\n")
+            case "recover":
+                guard let server else { return ToolCommand.showUsage }
+                var key = parsed.operands[0]
+                if key == "-" { key = readLine(strippingNewline: true) ?? "" }
+                let secret = SecretBytes(Data(key.utf8))
+                key = ""
+                ToolOutput.print(describe(try session.call(Service.RecoverSync(server: server, key: secret), purpose: "turn on sync")))
             case "status":
                 ToolOutput.print(describe(try session.call(Service.CopySyncStatus())))
             case "devices":
                 let status = try session.call(Service.CopySyncStatus())
                 guard status.enabled else { throw KeychainError(status: OSStatusCode.itemNotFound, message: "sync is not on for this keychain") }
-                ToolOutput.print(status.members.map { ($0 == status.device ? "* " : "  ") + $0 + "\n" }.joined())
+                ToolOutput.print(
+                    status.members.map { ($0 == status.device ? "* " : "  ") + $0 + "\n" }.joined() + (status.recovery.map { "  \($0) (the recovery key)\n" } ?? ""))
             case "now":
                 let report = try session.call(Service.SyncNow())
                 ToolOutput.print(
@@ -143,6 +176,7 @@ enum SyncCommands {
                 lines.append("last refused: \(Date(timeIntervalSinceReferenceDate: at).formatted(.iso8601)) \(reason)")
             }
         }
+        if let recovery = status.recovery { lines.append("recovery key: \(recovery)") }
         lines += status.notices.map { "warning: " + $0 }
         if status.omitted > 0 {
             lines.append("left out by the server's feed since securityd started: \(status.omitted) record version(s) (it refused writes against them; the feed was read again)")

@@ -14,6 +14,18 @@ public struct MembershipPin: Sendable, Equatable, Codable {
     }
 }
 
+/// A device the chain removed: its keys (its records written before stay verifiable) and the
+/// index of the entry that removed it.
+public struct MembershipRemoval: Sendable, Equatable {
+    public var keys: SyncDevicePublicKeys
+    public var index: Int64
+
+    public init(keys: SyncDevicePublicKeys, index: Int64) {
+        self.keys = keys
+        self.index = index
+    }
+}
+
 /// An account's membership as its verified chain says: who the members are and their keys.
 /// The server is never the authority: every entry is checked here against the entries
 /// before it, and a device moves only forward from its pin.
@@ -30,6 +42,9 @@ public struct MembershipState: Sendable, Equatable {
     public private(set) var members: [SyncIdentifier: SyncDevicePublicKeys]
     /// Every device id the chain has named.
     public private(set) var named: Set<SyncIdentifier>
+    /// The devices the chain removed, each with its keys and the index of the entry that
+    /// removed it.
+    public private(set) var removed: [SyncIdentifier: MembershipRemoval] = [:]
     public private(set) var pin: MembershipPin
 
     /// The state after the chain's first entry.
@@ -98,6 +113,7 @@ public struct MembershipState: Sendable, Equatable {
         case .remove(let device):
             guard members[device] != nil else { throw SyncCryptoError(.membership, "entry \(record.index) removes a device that is not a member") }
             guard members.count > 1 else { throw SyncCryptoError(.membership, "entry \(record.index) would remove the last member") }
+            removed[device] = MembershipRemoval(keys: members[device]!, index: record.index)
             members[device] = nil
         }
         pin = MembershipPin(length: pin.length + 1, head: record.hash)

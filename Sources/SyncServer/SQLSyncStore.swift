@@ -187,6 +187,15 @@ public final class SQLSyncStore: SyncStore {
             """).run()
     }
 
+    public func revokeDevice(_ device: SyncIdentifier, account: SyncIdentifier) async throws {
+        try await transaction { db in
+            let gone = try await db.raw("""
+                DELETE FROM devices WHERE account_id = \(bind: account.rawValue) AND device_id = \(bind: device.rawValue) RETURNING device_id
+                """).all()
+            if gone.isEmpty { throw SyncStoreError(.noSuchDevice, "the account has no device with this id") }
+        }
+    }
+
     public func device(tokenHash: Data) async throws -> AuthenticatedDevice? {
         try await read { db in
             guard let row = try await db.raw("SELECT account_id, device_id FROM devices WHERE token_hash = \(bind: tokenHash)").first() else {

@@ -32,7 +32,7 @@ struct SyncHTTPError: HTTPResponseError {
             let status: HTTPResponse.Status =
                 switch error.code {
                 case .accountExists, .deviceExists, .membershipIndex, .pairingClaimed: .conflict
-                case .noSuchAccount, .noSuchPairing: .notFound
+                case .noSuchAccount, .noSuchDevice, .noSuchPairing: .notFound
                 case .tooManyPairings: .tooManyRequests
                 case .quotaExceeded: .init(code: 507, reasonPhrase: "Insufficient Storage")
                 case .invalid: .badRequest

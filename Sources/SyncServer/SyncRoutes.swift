@@ -44,6 +44,7 @@ public struct SyncRoutes: Sendable {
         let v1 = router.group("v1")
         v1.post("accounts") { request, context in try await registerAccount(request, context) }
         v1.post("devices") { request, context in try await registerDevice(request, context) }
+        v1.delete("devices/:device") { request, context in try await revokeDevice(request, context) }
         v1.post("zones/:zone/batch") { request, context in try await batch(request, context) }
         v1.get("zones/:zone/changes") { request, context in try await changes(request, context) }
         v1.get("membership") { request, context in try await membership(request, context) }
@@ -95,6 +96,17 @@ public struct SyncRoutes: Sendable {
             try await store.registerDevice(body.device, account: caller.account, tokenHash: try Self.tokenHash(body.token))
         }
         return Response(status: .created)
+    }
+
+    /// A device of the account forgets another's credential (or its own): the member that
+    /// removed it from the circle (the chain, which the server cannot read, says who may).
+    func revokeDevice(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let caller = try await authenticate(request)
+        guard let device = context.parameters.get("device").flatMap(SyncIdentifier.init) else {
+            throw SyncHTTPError(.badRequest, "invalid", "not a device id")
+        }
+        try await SyncHTTPError.mapping { try await store.revokeDevice(device, account: caller.account) }
+        return Response(status: .noContent)
     }
 
     func batch(_ request: Request, _ context: SyncRequestContext) async throws -> BatchResponse {

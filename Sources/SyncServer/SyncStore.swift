@@ -10,6 +10,9 @@ public protocol SyncStore: Sendable {
     func registerAccount(_ account: SyncIdentifier, device: SyncIdentifier, tokenHash: Data, quota: SyncQuota) async throws
     /// Adds a device's credential to an account. Throws `.deviceExists` if the id is taken.
     func registerDevice(_ device: SyncIdentifier, account: SyncIdentifier, tokenHash: Data) async throws
+    /// Forgets a device's credential (a member removed it from the circle): its requests get
+    /// 401 from then on. Throws `.noSuchDevice` unless the account has that device.
+    func revokeDevice(_ device: SyncIdentifier, account: SyncIdentifier) async throws
     /// The device whose credential hashes to `tokenHash`, if any.
     func device(tokenHash: Data) async throws -> AuthenticatedDevice?
     /// Applies `writes` to a zone all together, or nothing: throws ``BatchConflict`` naming
@@ -91,6 +94,7 @@ public struct SyncStoreError: Error, Sendable, Equatable, CustomStringConvertibl
         public static let accountExists = Code(name: "account-exists")
         public static let deviceExists = Code(name: "device-exists")
         public static let noSuchAccount = Code(name: "no-such-account")
+        public static let noSuchDevice = Code(name: "no-such-device")
         public static let quotaExceeded = Code(name: "quota-exceeded")
         public static let membershipIndex = Code(name: "membership-index")
         public static let noSuchPairing = Code(name: "no-such-pairing")

@@ -50,6 +50,7 @@ import Testing
         EnclaveCall.SealSyncKeyShare(identity: Data([1]), key: Data([3]), context: sampleContext, recipient: sampleDevice),
         EnclaveCall.OpenSyncKeyShare(identity: Data([1]), share: Data(count: 300), context: sampleContext, sender: SyncIdentifier("dev1")!, senderKey: Data(count: 32)),
         EnclaveCall.SyncCredential(identity: Data([1])),
+        EnclaveCall.CreateSyncRecoveryIdentity(), EnclaveCall.ImportSyncRecoveryIdentity(key: SecretBytes("ABCD".utf8)),
     ]
 
     static let sampleContext = SyncRecordContext(zone: SyncIdentifier("z")!, record: SyncIdentifier("r")!, version: 7, type: .keyShare, tombstone: true)

@@ -31,6 +31,39 @@ import Testing
         SyncRecordContext(zone: zone, record: SyncIdentifier(record)!, version: version, type: type)
     }
 
+    /// A recovery key made in one enclave derives the same member in another (typed by hand:
+    /// lower case, spaces), which opens a share to that member and signs as it; anything but
+    /// 32 characters of the alphabet is refused, and a key one character off is another member.
+    @Test func aRecoveryKeyDerivesOneMemberInAnyEnclave() throws {
+        let first = try EnclaveKeychain(), second = try EnclaveKeychain()
+        let (key, made) = try first.enclave.createSyncRecoveryIdentity()
+        let text = String(decoding: key.withUnsafeBytes { Data($0) }, as: UTF8.self)
+        #expect(text.count == SyncRecovery.keyLength && text.utf8.allSatisfy { SyncRecovery.alphabet.contains($0) })
+        #expect(SyncRecovery.isRecovery(made.publicKeys.device) && made.publicKeys.device.rawValue.count == "recovery-".count + 16)
+        let grouped = String(decoding: SyncRecovery.grouped(key).withUnsafeBytes { Data($0) }, as: UTF8.self)
+        let typed = grouped.lowercased().replacingOccurrences(of: "-", with: " ")
+        let imported = try second.enclave.importSyncRecoveryIdentity(SecretBytes(Data(typed.utf8)))
+        #expect(imported.publicKeys == made.publicKeys)
+        #expect(imported.wrapped != made.wrapped, "wrapped by each device's own class key")
+        #expect(
+            try first.enclave.syncCredential(identity: made).withUnsafeBytes { Data($0) }
+                == second.enclave.syncCredential(identity: imported).withUnsafeBytes { Data($0) })
+
+        // A member shares the zone key to the recovery member; the second enclave opens it.
+        let member = try Device("dev1")
+        let zoneKey = try member.enclave.createSyncKey(role: .zone)
+        let shareContext = context("share-" + made.publicKeys.device.rawValue, .keyShare)
+        let share = try member.enclave.sealSyncKeyShare(zoneKey, context: shareContext, to: made.publicKeys, identity: member.identity)
+        #expect(try second.enclave.openSyncKeyShare(share, context: shareContext, identity: imported, sender: member.keys).keyID == zoneKey.keyID)
+
+        var offByOne = Array(text.utf8)
+        offByOne[0] = offByOne[0] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        #expect(try second.enclave.importSyncRecoveryIdentity(SecretBytes(Data(offByOne))).publicKeys != made.publicKeys)
+        for bad in [String(text.dropLast()), text + "A", String(text.dropLast()) + "1", "correct horse battery staple"] {
+            #expect(throws: KeychainError.self) { try second.enclave.importSyncRecoveryIdentity(SecretBytes(Data(bad.utf8))) }
+        }
+    }
+
     /// Device 1 founds the chain, adds device 2, shares the zone key and the class keys;
     /// device 2 reads what device 1 writes under A and C, and device 1 what device 2 writes.
     @Test func twoDevicesShareAZoneThroughTheirEnclaves() throws {

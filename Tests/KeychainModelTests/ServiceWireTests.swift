@@ -50,6 +50,8 @@ import Testing
         Service.StartSyncPairing(), Service.AwaitSyncPairing(nameplate: 42), Service.ApproveSyncPairing(nameplate: 42, approve: true),
         Service.JoinSync(server: "https://sync.example.org", code: "42-1234-5678"),
         Service.CopySyncHistory(account: "alice", service: "mail.example", withSecrets: true),
+        Service.RemoveSyncDevice(device: "0b3c1f6e-4d2a-4b8e-9f1a-2c5d7e9a1b3c"), Service.CreateSyncRecoveryKey(),
+        Service.RecoverSync(server: "https://sync.example.org", key: SecretBytes("ABCD-EFGH".utf8)),
     ]
 
     static func frame(_ request: some WireMessage, presence: SecretBytes? = nil) -> [UInt8] {

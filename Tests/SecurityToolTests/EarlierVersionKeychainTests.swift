@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func everySchemaVersionHasAFixture() {
-        #expect(Self.versions == ["v1", "v2", "v3", "v4", "v5", "v6"])
+        #expect(Self.versions == ["v1", "v2", "v3", "v4", "v5", "v6", "v7"])
     }
 
     /// One fixture copied into a fresh home, as its owner's home would be after an upgrade.

@@ -20,6 +20,10 @@ struct Lies: Sendable {
     /// Replaces a message a pairing's new device posts (the pairing's id passed along: CPace's
     /// session id, which the server knows).
     var newDeviceMessage: (@Sendable (_ pairing: SyncIdentifier, _ index: Int, _ body: Data) -> Data)?
+    /// Rewrites the membership chain's entries for the device that asked (to withhold one).
+    var membership: (@Sendable (_ device: SyncIdentifier?, _ honest: [MembershipEntry]) -> [MembershipEntry])?
+    /// Takes a revocation and keeps the credential: the removed device is still served.
+    var keepRevokedDevices = false
 }
 
 /// A server that lies (research §6.3's "EvilStore"): trousseau-syncd's own routes and SQL
@@ -141,6 +145,12 @@ final class LyingSyncStore: SyncStore {
         remember { try await $0.registerDevice(device, account: account, tokenHash: tokenHash) }
     }
 
+    func revokeDevice(_ device: SyncIdentifier, account: SyncIdentifier) async throws {
+        if lies.withLock({ $0.keepRevokedDevices }) { return }
+        try await inner.revokeDevice(device, account: account)
+        remember { try await $0.revokeDevice(device, account: account) }
+    }
+
     func device(tokenHash: Data) async throws -> AuthenticatedDevice? { try await inner.device(tokenHash: tokenHash) }
 
     func apply(_ writes: [SyncRecord], account: SyncIdentifier, zone: SyncIdentifier) async throws -> [Int64] {
@@ -170,7 +180,9 @@ final class LyingSyncStore: SyncStore {
     }
 
     func membership(account: SyncIdentifier, after: Int64) async throws -> [MembershipEntry] {
-        try await seen.membership(account: account, after: after)
+        let honest = try await seen.membership(account: account, after: after)
+        guard let lie = lies.withLock({ $0.membership }) else { return honest }
+        return lie(Requester.device, honest)
     }
 
     func openPairing(account: SyncIdentifier, device: SyncIdentifier, pairing: SyncIdentifier, now: Int64) async throws -> PairingOpened {

@@ -14,7 +14,8 @@ import Testing
 
     init() throws {
         // A stall is warned of after two seconds here (an hour by default).
-        devices = try SyncDeviceHomes(["a", "b", "c"], environment: ["TROUSSEAU_SYNC_STALL_SECONDS": "2"])
+        // D joins only after a removal (its homes' daemons start when first used).
+        devices = try SyncDeviceHomes(["a", "b", "c", "d"], environment: ["TROUSSEAU_SYNC_STALL_SECONDS": "2"])
     }
 
     func security(_ device: Int, _ arguments: String...) throws -> CommandResult {
@@ -469,6 +470,147 @@ import Testing
             server.behave()
             _ = try round(1)
             #expect(!(try status(1).contains("withholding")), "the feed reached the write")
+        }
+        await server.stop()
+    }
+
+    // MARK: Removing a device
+
+    /// The keys records are sealed under (their envelopes' parent keys), records of
+    /// `excluding`'s aside; shares, which have no parent, aside too.
+    func parentKeys(_ records: ArraySlice<SyncRecord>, excluding writer: SyncIdentifier) -> Set<SyncIdentifier> {
+        Set(records.compactMap { record in
+            guard record.type != SyncRecordType.keyShare.rawValue, let envelope = try? SyncRecordEnvelope(decoding: record.body),
+                envelope.writer != writer
+            else { return nil }
+            return envelope.parentKey
+        })
+    }
+
+    /// Key rotation checked by decrypting, and row 11: A removes C while the server keeps
+    /// serving C (it ignores the revocation) and hides the removal from C's chain. C, which
+    /// thinks itself a member and kept every key it had, opens nothing written after: every
+    /// record since is sealed under keys it was never given (no share to it, class keys under
+    /// a zone key it lacks), and its enclave's attempts fail. What C writes after its removal
+    /// is refused by the members. Shown the true chain, C stops, keeping its items. A device
+    /// that joins later reads every item, those sealed before the rotation too.
+    @Test(arguments: Backend.available)
+    func aRemovedDeviceServedOnOpensNothingWrittenAfterItsRemoval(_ backend: Backend) async throws {
+        let server = try await LyingSyncServer.start(backend)
+        try await onThread { [self] in
+            try circle(server, three: true)
+            try add(0, "before", "written before")
+            try add(2, "by-c", "c's own")
+            try devices.roundsUntilQuiet(only: [0, 1, 2])
+            #expect(try password(2, "before") == "written before" && password(0, "by-c") == "c's own")
+            let account = try self.account(0)
+            let removed = try id(2)
+            let before = server.store.history(of: account).count
+            server.store.lies.withLock {
+                $0.keepRevokedDevices = true
+                $0.membership = { device, honest in device == removed ? honest.filter { $0.index < 3 } : honest }
+            }
+            let removal = try security(0, "sync", "remove-device", removed.rawValue)
+            #expect(removal.status == 0, "\(removal.stderr)\n\(devices.log(0))")
+            #expect(removal.stdout.contains("removed device \(removed)") && removal.stdout.contains("(1 of its records sealed again)"), "\(removal.stdout)")
+            try add(0, "after", "written after")
+            _ = try round(0)
+            let taken = try round(1)
+            #expect(taken.hasPrefix("received 2,"), "A's new item and C's item sealed again by A: \(taken)\n\(devices.log(1))")
+            #expect(try password(1, "after") == "written after" && password(1, "by-c") == "c's own")
+            try add(1, "from-b", "b's, after")
+            _ = try round(1)
+            _ = try round(0)
+
+            // Everything written since the removal, by the members: no share to C, and no
+            // record under a key any record before the removal was under.
+            let history = server.store.history(of: account)
+            let since = history[before...]
+            #expect(!since.contains { $0.record.rawValue == "share-" + removed.rawValue })
+            #expect(since.contains { $0.type == SyncRecordType.keyPointer.rawValue })
+            let old = parentKeys(history[..<before], excluding: SyncIdentifier("nobody")!)
+            let new = parentKeys(since, excluding: removed)
+            #expect(!new.isEmpty && old.isDisjoint(with: new), "old \(old) new \(new)")
+
+            // C, served on and unaware, tries to open each and fails: nothing reaches its keychain.
+            let served = try round(2)
+            #expect(served.hasPrefix("received 0,") && !served.contains("refused 0"), "\(served)")
+            #expect(try password(2, "after") == nil && password(2, "from-b") == nil)
+            #expect(try password(2, "before") == "written before", "what C had stays")
+            #expect(try status(2).contains("a record under a key this device does not hold"))
+
+            // What C writes now is refused by the members, without holding their feed.
+            try add(2, "c-after", "written by the removed device")
+            _ = try round(2)
+            let refused = try round(1)
+            #expect(refused.contains("refused 1"), "\(refused)\n\(devices.log(1))")
+            #expect(try password(1, "c-after") == nil)
+            #expect(try status(1).contains("written by device \(removed), which was removed"))
+
+            // Row 11's other half: shown the true chain, C stops and keeps its items.
+            server.store.lies.withLock { $0.membership = nil }
+            let stopped = try security(2, "sync", "now")
+            #expect(stopped.status != 0 && stopped.stderr.contains("this device was removed from its sync circle"), "\(stopped.stderr)")
+            #expect(try password(2, "before") == "written before" && password(2, "by-c") == "c's own")
+
+            // D joins after the rotation: the current keys, and the old ones under the new zone key.
+            try devices.pair(0, 3, server: server.url)
+            _ = try round(3)
+            for (name, value) in [("before", "written before"), ("by-c", "c's own"), ("after", "written after"), ("from-b", "b's, after")] {
+                #expect(try password(3, name) == value, "\(name)")
+            }
+            #expect(try password(3, "c-after") == nil)
+        }
+        await server.stop()
+    }
+
+    /// Row 7: the server withholds A's removal of C from B's chain. B takes the new keys all
+    /// the same (a member shared them to it), so what B writes after is sealed where C cannot
+    /// open it; B's status warns that the server may be withholding a removal (the key
+    /// pointer, and A's head, name a longer device list than B was given). The honest
+    /// revocation shuts C out; given the entry, B's warnings end.
+    @Test func aRemovalWithheldFromTheChainIsNoticed() async throws {
+        let server = try await LyingSyncServer.start()
+        try await onThread { [self] in
+            try circle(server, three: true)
+            try add(0, "shared", "before the removal")
+            try devices.roundsUntilQuiet(only: [0, 1, 2])
+            let account = try self.account(0)
+            let (b, removed) = (try id(1), try id(2))
+            let before = server.store.history(of: account).count
+            server.store.lies.withLock {
+                $0.membership = { device, honest in device == b ? honest.filter { $0.index < 3 } : honest }
+            }
+            let removal = try security(0, "sync", "remove-device", removed.rawValue)
+            #expect(removal.status == 0, "\(removal.stderr)\n\(devices.log(0))")
+            _ = try round(0)
+            _ = try round(1)
+            _ = try round(0)
+            _ = try round(1)
+            let said = try status(1)
+            #expect(said.contains("devices: 3"), "B was not given the removal: \(said)")
+            #expect(said.contains("it may be withholding a device's removal"), "\(said)")
+            #expect(said.contains("has seen 4 device-list entries; the server has given this device 3"), "\(said)")
+
+            try add(1, "b-after", "written by B after")
+            _ = try round(1)
+            let old = parentKeys(server.store.history(of: account)[..<before], excluding: SyncIdentifier("nobody")!)
+            let written = server.store.history(of: account)[before...].filter {
+                $0.type == SyncRecordType.item.rawValue && (try? SyncRecordEnvelope(decoding: $0.body).writer) == b
+            }
+            #expect(!written.isEmpty && parentKeys(written[...], excluding: removed).isDisjoint(with: old), "B seals under the new keys")
+
+            let shut = try security(2, "sync", "now")
+            #expect(shut.status != 0 && shut.stderr.contains("refused"), "the revoked credential: \(shut.stderr)")
+
+            server.behave()
+            _ = try round(1)
+            _ = try round(1)
+            let healed = try status(1)
+            #expect(healed.contains("devices: 2") && !healed.contains("withholding"), "\(healed)")
+            #expect(try password(0, "b-after") == nil)
+            _ = try round(0)
+            #expect(try password(0, "b-after") == "written by B after")
         }
         await server.stop()
     }

@@ -53,6 +53,12 @@ final class SyncDeviceHomes: @unchecked Sendable {
             ["--database", directory + "/server.sqlite", "--open-registration"] + (port.map { ["--port", "\($0)"] } ?? []), log: directory + "/syncd.log")
     }
 
+    /// The device is lost: its daemons stopped, its home deleted.
+    func forget(_ device: Int) {
+        DaemonControl.stop(home: homes[device])
+        try? FileManagerLite.removeTree(homes[device])
+    }
+
     /// `member` shows a code and approves (`pair --approve`); `newcomer` joins with it,
     /// read from its standard input. Answers both commands' outcomes.
     @discardableResult

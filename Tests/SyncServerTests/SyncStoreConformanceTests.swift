@@ -72,6 +72,21 @@ func tokenHash(_ n: UInt8) -> Data { Data(repeating: n, count: 32) }
     }
 
     @Test(arguments: Backend.available)
+    func aRevokedDeviceIsNoLongerFoundByItsCredential(_ backend: Backend) async throws {
+        let store = try await store(backend)
+        try await store.registerDevice(id("d2"), account: alice, tokenHash: tokenHash(3))
+        // Another account's device, or one the account never had, is not this account's to revoke.
+        await #expect(throws: SyncStoreError(.noSuchDevice, "")) { try await store.revokeDevice(id("b1"), account: alice) }
+        await #expect(throws: SyncStoreError(.noSuchDevice, "")) { try await store.revokeDevice(id("d9"), account: alice) }
+        #expect(try await store.device(tokenHash: tokenHash(2)) == AuthenticatedDevice(account: bob, device: id("b1")))
+        try await store.revokeDevice(id("d2"), account: alice)
+        #expect(try await store.device(tokenHash: tokenHash(3)) == nil)
+        #expect(try await store.device(tokenHash: tokenHash(1)) == AuthenticatedDevice(account: alice, device: id("d1")))
+        await #expect(throws: SyncStoreError(.noSuchDevice, "")) { try await store.revokeDevice(id("d2"), account: alice) }
+        try await store.close()
+    }
+
+    @Test(arguments: Backend.available)
     func aBatchIsAppliedWholeOrNotAtAll(_ backend: Backend) async throws {
         let store = try await store(backend)
         #expect(try await store.apply([record("r1", 1, "one"), record("r2", 1, "two")], account: alice, zone: zone) == [1, 2])

@@ -119,6 +119,32 @@ extension EnclaveCall {
         public var identity: Data
     }
 
+    /// Makes a recovery key (issue 33 point 5): 32 random base32 characters (160 bits), and
+    /// the sync identity derived from it, wrapped here — a member of the circle that a device
+    /// which has only the key can become again when every device is lost. The key is in the
+    /// response once, for the user to write down; the enclave keeps nothing.
+    @WireStruct
+    public struct CreateSyncRecoveryIdentity: EnclaveRequest {
+        public typealias Response = SyncRecoveryIdentity
+        public static let mayChangeAvailableKeys = false
+    }
+
+    /// The sync identity a recovery key derives, wrapped for this device (errSecAuthFailed
+    /// for text that is not a recovery key).
+    @WireStruct
+    public struct ImportSyncRecoveryIdentity: EnclaveRequest {
+        public typealias Response = SyncBlob
+        public static let mayChangeAvailableKeys = false
+        public var key: SecretBytes
+    }
+
+    /// A new recovery key and its identity's blob.
+    @WireStruct
+    public struct SyncRecoveryIdentity: WireCodable {
+        public var key: SecretBytes
+        public var blob: Data
+    }
+
     /// A blob's bytes (``SyncIdentityBlob/data`` or ``SyncKeyBlob/data``).
     @WireStruct
     public struct SyncBlob: WireCodable {

@@ -61,6 +61,36 @@ extension Service {
         public var approve: Bool
     }
 
+    /// Removes `device` from the circle (from any remaining device): appends the removal to
+    /// the chain, revokes its server credential, makes new zone and class keys (the new zone
+    /// key wraps the old class keys), shares them to the remaining devices, and seals again
+    /// under them the records the removed device wrote last.
+    @WireStruct
+    public struct RemoveSyncDevice: ServiceRequest {
+        public typealias Response = SyncDeviceRemoved
+        public static let authorization = Authorization.securityToolWithPresence(operation: "removing a device from sync")
+        public var device: String
+    }
+
+    /// Adds a recovery key to the circle: a member whose identity the key derives, to which the
+    /// zone's keys are shared, so a device that has only the key can join when every device is
+    /// lost. The key is in the response, once.
+    @WireStruct
+    public struct CreateSyncRecoveryKey: ServiceRequest {
+        public typealias Response = SyncRecoveryKey
+        public static let authorization = Authorization.securityToolWithPresence(operation: "making a sync recovery key")
+    }
+
+    /// Joins the circle on `server` whose recovery key is `key` (every device lost): this device
+    /// becomes the key's member, adds itself, takes the zone's keys, and syncs.
+    @WireStruct
+    public struct RecoverSync: ServiceRequest {
+        public typealias Response = SyncStatusReport
+        public static let authorization = Authorization.securityToolWithPresence(operation: "turning on sync")
+        public var server: String
+        public var key: SecretBytes
+    }
+
     /// Joins the circle of the member showing `code`, through the server at `server`; waits
     /// for the member's approval, then syncs.
     @WireStruct
@@ -114,6 +144,25 @@ public struct SyncLostValue: WireCodable {
 public struct SyncPairingStarted: WireCodable, Hashable {
     public var code: String
     public var nameplate: Int64
+}
+
+/// What removing a device did.
+@WireStruct
+public struct SyncDeviceRemoved: WireCodable, Hashable {
+    public var device: String
+    /// The devices left in the circle.
+    public var members: [String]
+    /// The new class keys' ids (A, C): what every record written from now on is sealed under.
+    public var classKeys: [String]
+    /// The removed device's records sealed again under the new keys by this device.
+    public var resealed: UInt32
+}
+
+/// A new recovery key, to show once, and the member id it derives.
+@WireStruct
+public struct SyncRecoveryKey: WireCodable {
+    public var key: SecretBytes
+    public var device: String
 }
 
 /// The device that proved it knows the code and asks to join.
@@ -171,10 +220,12 @@ public struct SyncStatusReport: WireCodable, Hashable {
     /// Other warnings, a sentence each (a member has seen a longer device list than this
     /// device has been given).
     public var notices: [String]
+    /// The circle's recovery key's member id (not among `members`), if it has one.
+    public var recovery: String?
 
     /// Sync is off.
     public static let off = SyncStatusReport(
         enabled: false, server: "", account: "", device: "", zone: "", members: [], pending: 0, synced: 0, waiting: 0, history: 0, lastSync: nil,
         lastError: nil, refused: 0, lastRefused: nil, lastRefusal: nil, omitted: 0, alarm: nil,
-        headsAgreed: 0, notices: [])
+        headsAgreed: 0, notices: [], recovery: nil)
 }

@@ -50,6 +50,24 @@ extension Service.ApproveSyncPairing: ServedRequest {
     }
 }
 
+extension Service.RemoveSyncDevice: ServedRequest {
+    static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> Response {
+        try daemon.sync.removeDevice(authorized.request.device)
+    }
+}
+
+extension Service.CreateSyncRecoveryKey: ServedRequest {
+    static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> Response {
+        try daemon.sync.createRecoveryKey()
+    }
+}
+
+extension Service.RecoverSync: ServedRequest {
+    static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> Response {
+        try daemon.sync.recover(server: authorized.request.server, key: authorized.request.key)
+    }
+}
+
 extension Service.JoinSync: ServedRequest {
     static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> Response {
         try daemon.sync.join(server: authorized.request.server, code: authorized.request.code)
