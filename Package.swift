@@ -251,6 +251,7 @@ let package = Package(
                 "KeychainStore", "KeychainSync", "EnclaveBackend", "KeychainCallers", "SyncNetwork", "SyncTransport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),

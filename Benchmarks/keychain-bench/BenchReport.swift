@@ -123,6 +123,8 @@ struct BenchReport: Codable, Sendable {
     var keys: [KeyOperation] = []
     var secretService: [SecretServiceRow] = []
     var sync: [SyncRow] = []
+    /// `--sync-scale`: WebSockets held and the write rate ramped against two instances.
+    var syncScale: SyncScaleBench.Report?
     var targets: [Target] = []
 
     func floor(_ name: String, items: Int? = nil) -> Floor? {

@@ -57,6 +57,11 @@ struct KeychainBench: ParsableCommand {
     @Flag(name: .long, help: "Instead: trousseau-syncd on SQLite (and on PostgreSQL with --postgres): batches, and a change visible to another device by hint and by polling.")
     var sync = false
 
+    @Flag(
+        name: .long,
+        help: "Instead: 10,000 devices' WebSockets on two trousseau-syncd over PostgreSQL (--postgres), a write rate ramped until the p99 change-to-notification passes 1 s.")
+    var syncScale = false
+
     @Option(name: .long, help: "With --sync: a PostgreSQL URL to measure on too (scripts/bench-sync starts a server of its own).")
     var postgres: String?
 
@@ -116,6 +121,11 @@ struct KeychainBench: ParsableCommand {
             output.line(Table.sync(report.sync))
             output.line("")
             output.line(Table.targets(report.targets))
+        } else if syncScale {
+            guard let postgres else { throw ValidationError("--sync-scale needs --postgres URL (scripts/bench-sync-scale starts a server of its own)") }
+            let output = Output()
+            output.line("keychain-bench --sync-scale\(smoke ? " (smoke run: figures mean nothing)" : "")")
+            report.syncScale = try SyncScaleBench(plan: smoke ? .smoke : .full, postgres: postgres, output: output).run()
         } else if secretService {
             report.secretService = try measureSecretService(products: products, keychain: keychain)
             report.targets = Targets.secretService(report.secretService)

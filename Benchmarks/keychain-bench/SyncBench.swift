@@ -34,12 +34,13 @@ struct SyncBench {
         var floorSamples: Int
         var engineItems: Int
         var deviceChanges: Int
+        var removals: Int
 
         static let full = Plan(
             batches: 2_000, clients: 8, largeBatches: 200, visible: 300, polled: 40, pollInterval: .milliseconds(250), floorSamples: 2_000, engineItems: 10_000,
-            deviceChanges: 100)
+            deviceChanges: 100, removals: 10)
         static let smoke = Plan(
-            batches: 30, clients: 2, largeBatches: 5, visible: 5, polled: 3, pollInterval: .milliseconds(100), floorSamples: 30, engineItems: 150, deviceChanges: 3)
+            batches: 30, clients: 2, largeBatches: 5, visible: 5, polled: 3, pollInterval: .milliseconds(100), floorSamples: 30, engineItems: 150, deviceChanges: 3, removals: 1)
     }
 
     let plan: Plan
@@ -148,6 +149,11 @@ struct SyncBench {
         // The same between two devices' securityd, as an app sees it.
         let devices = SyncDeviceBench(products: products, directory: directory, server: "http://127.0.0.1:\(server.port)", changes: plan.deviceChanges)
         rows.append(row("change visible on another device (securityd, SecItem), hint", clients: 1, try devices.measure(), floor: hinted.p50, floorName: "hinted change over HTTP"))
+        // Removing a device: a round's pull, the chain's entry, the revocation, the rotation's
+        // batch — four requests that each commit, at the least.
+        rows.append(row(
+            "device removed, keys rotated (security sync remove-device)", clients: 1, try devices.measureRemoval(count: plan.removals), floor: 4 * floor,
+            floorName: "4 × (\(floorName))"))
 
         // The engine: a device's queue sent, and a new device's first sync, through this server.
         let engine = SyncEngineBench(items: plan.engineItems, directory: directory, port: server.port, writerToken: writer, readerToken: reader)

@@ -48,6 +48,59 @@ struct SyncDeviceBench {
         }
     }
 
+    /// `security sync remove-device` on a member, `count` times: each time a new device joins
+    /// (untimed), then the member removes it — the chain entry, the credential revoked, the
+    /// keys rotated (a share to the other member, every class key held sealed again, the
+    /// pointer) — timed from the command's start to its exit.
+    func measureRemoval(count: Int) throws -> Latencies {
+        let environment = ["TROUSSEAU_SYNC_INTERVAL_SECONDS": "3600"]
+        let member = try BenchKeychain(daemon: products.securityd, directory: directory, daemonEnvironment: environment)
+        let other = try BenchKeychain(daemon: products.securityd, directory: directory, daemonEnvironment: environment)
+        defer {
+            for device in [member, other] {
+                try? device.stopDaemon()
+                device.remove()
+            }
+        }
+        _ = try member.connect()
+        _ = try other.connect()
+        try security(member, ["sync", "enable", "--server", server])
+        try pair(member, other)
+        return try Latencies.measure(count) { _ in
+            let leaving = try BenchKeychain(daemon: products.securityd, directory: directory, daemonEnvironment: environment)
+            defer {
+                try? leaving.stopDaemon()
+                leaving.remove()
+            }
+            _ = try leaving.connect()
+            try pair(member, leaving)
+            let status = try output(leaving, ["sync", "status"])
+            guard let id = status.split(separator: "\n").first(where: { $0.hasPrefix("this device: ") })?.dropFirst("this device: ".count) else {
+                throw BenchError("security sync status named no device")
+            }
+            try security(member, ["sync", "remove-device", String(id)])
+        }
+    }
+
+    /// What `security` printed on standard output.
+    func output(_ device: BenchKeychain, _ arguments: [String]) throws -> String {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw BenchError("pipe failed") }
+        let environment = ProcessInfo.processInfo.environment.merging(["KEYCHAIN_HOME": device.paths.home]) { $1 }
+        let pid = try ChildProcess.spawn(products.security, arguments, environment: environment, standardOutput: fds[1])
+        close(fds[1])
+        defer { close(fds[0]) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(fds[0], &buffer, buffer.count)
+            if count <= 0 { break }
+            bytes += buffer[0..<count]
+        }
+        guard ChildProcess.wait(pid) == 0 else { throw BenchError("security \(arguments.joined(separator: " ")) failed") }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Asks `client` every millisecond until the item of `query` holds `value` (10 s at most).
     func waitUntil(_ client: KeychainClient, _ query: [String: KeychainValue], reads value: Data) throws {
         var asking = query

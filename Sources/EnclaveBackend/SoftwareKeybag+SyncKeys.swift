@@ -37,7 +37,7 @@ extension SoftwareKeybag {
     public func createSyncRecoveryIdentity() throws -> (key: SecretBytes, identity: SyncIdentityBlob) {
         var generator = SystemRandomNumberGenerator()
         var characters = [UInt8](repeating: 0, count: SyncRecovery.keyLength)
-        defer { characters.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        defer { characters.withUnsafeMutableBytes { SecretBytes.zero($0) } }
         for index in characters.indices { characters[index] = SyncRecovery.alphabet[Int.random(in: 0..<32, using: &generator)] }
         let key = characters.withUnsafeBytes { SecretBytes($0) }
         return (key, try importSyncRecoveryIdentity(key))
@@ -49,10 +49,15 @@ extension SoftwareKeybag {
     ///
     /// - Throws: `errSecAuthFailed` for text that is not a recovery key.
     public func importSyncRecoveryIdentity(_ key: SecretBytes) throws -> SyncIdentityBlob {
-        var normalized = key.withUnsafeBytes { bytes in
-            [UInt8](bytes.lazy.filter { $0 != UInt8(ascii: "-") && $0 != UInt8(ascii: " ") }.map { $0 >= 0x61 && $0 <= 0x7a ? $0 - 0x20 : $0 })
+        // Sized once, so no reallocation leaves a copy behind.
+        var normalized = [UInt8]()
+        normalized.reserveCapacity(key.withUnsafeBytes { $0.count })
+        key.withUnsafeBytes { bytes in
+            for byte in bytes where byte != UInt8(ascii: "-") && byte != UInt8(ascii: " ") {
+                normalized.append(byte >= 0x61 && byte <= 0x7a ? byte - 0x20 : byte)
+            }
         }
-        defer { normalized.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        defer { normalized.withUnsafeMutableBytes { SecretBytes.zero($0) } }
         guard normalized.count == SyncRecovery.keyLength, normalized.allSatisfy({ SyncRecovery.alphabet.contains($0) }) else {
             throw KeychainError(status: OSStatusCode.authFailed, message: "not a recovery key: it is 32 letters and digits, as `recovery-key create` printed it")
         }

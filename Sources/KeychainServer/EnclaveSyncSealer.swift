@@ -56,6 +56,10 @@ struct EnclaveSyncSealer: SyncRecordSealing {
     /// own mirror and history (the engine refuses their records in the feed before opening
     /// them); no key record of theirs is taken.
     let formerMembers: [SyncIdentifier: SyncDevicePublicKeys]
+    /// The chain's length, and the signer of each removal by its index: a key pointer is taken
+    /// only right after a removal its writer signed, in a chain this device has.
+    let chainLength: Int64
+    let removalSigners: [Int64: SyncIdentifier]
 
     init(
         enclave: EnclaveClient, store: KeychainStore, device: SyncIdentifier, identity: SyncIdentityBlob, keyring: SyncKeyring, membership: MembershipState
@@ -67,6 +71,8 @@ struct EnclaveSyncSealer: SyncRecordSealing {
         self.keyring = keyring
         self.members = membership.members
         self.formerMembers = membership.removed.mapValues(\.keys)
+        self.chainLength = membership.pin.length
+        self.removalSigners = Dictionary(membership.removed.values.map { ($0.index, $0.signer) }) { first, _ in first }
     }
 
     func seal(_ plaintext: SecretBytes, context: SyncRecordContext, protection: ProtectionClass) throws -> Data {
@@ -99,7 +105,7 @@ struct EnclaveSyncSealer: SyncRecordSealing {
         let context = SyncRecordContext(zone: zone, record: record.record, version: record.version, type: SyncRecordType(rawValue: record.type) ?? .item)
         switch SyncRecordType(rawValue: record.type) {
         case .keyShare:
-            guard record.record == SyncService.shareRecord(for: device), !record.tombstone else { return false }  // another device's
+            guard record.record == (try SyncService.shareRecord(for: device)), !record.tombstone else { return false }  // another device's
             let share: SyncKeyShare
             do { share = try SyncKeyShare(decoding: record.body) } catch { throw KeychainError.decode(error.description) }
             guard keyring[share.keyID] == nil else { return false }
@@ -124,12 +130,24 @@ struct EnclaveSyncSealer: SyncRecordSealing {
                 if record.version == stored.version { return false }
                 throw KeychainError.decode("a key pointer older than the one this device follows (replayed)")
             }
-            guard members[try Self.envelope(record.body).writer] != nil else { throw KeychainError.decode("a key pointer written by a device that is not a member") }
+            let writer = try Self.envelope(record.body).writer
+            guard members[writer] != nil else { throw KeychainError.decode("a key pointer written by a device that is not a member") }
             let pointer: SyncKeyPointer
             do { pointer = try SyncKeyPointer(decoding: try open(record.body, context: context)) } catch let error as SyncCryptoError {
                 throw KeychainError.decode(error.description)
             }
             guard pointer.zone == zone else { throw KeychainError.decode("a key pointer for another zone") }
+            guard pointer.epoch >= stored.epoch else { throw KeychainError.decode("a key pointer older than the keys this device follows") }
+            // Keys made after a removal this device has not been given: taken on the word of
+            // a member whose removal, perhaps, the server hides — it could be the removed one.
+            // They wait for the chain, and the engine sends nothing meanwhile.
+            guard pointer.epoch <= chainLength else {
+                throw KeychainError(
+                    status: OSStatusCode.interactionNotAllowed, message: "the zone's new keys follow device-list entries this device has not been given")
+            }
+            guard removalSigners[pointer.epoch - 1] == writer else {
+                throw KeychainError.decode("a key pointer that follows no removal by its writer")
+            }
             guard let zoneKey = keyring[pointer.zoneKey], zoneKey.role == .zone, keyring[pointer.classC]?.role == .classC else {
                 throw KeychainError.decode("a key pointer names keys this device was not given")
             }

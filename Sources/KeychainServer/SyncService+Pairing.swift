@@ -32,8 +32,11 @@ extension SyncService {
     static let mailboxPoll = Duration.milliseconds(200)
 
     /// The record that carries the zone key to `device`.
-    static func shareRecord(for device: SyncIdentifier) -> SyncIdentifier {
-        SyncIdentifier("share-" + device.rawValue)!  // a device id is at most 36 characters here, and any id passes through
+    static func shareRecord(for device: SyncIdentifier) throws -> SyncIdentifier {
+        // Ids this code makes are 36 characters (25 for a recovery key); a member's id from the
+        // chain may be as long as any id, and leave no room for the prefix.
+        guard let record = SyncIdentifier("share-" + device.rawValue) else { throw KeychainError.decode("a member's device id is too long to share a key to") }
+        return record
     }
 
     // MARK: The member
@@ -107,15 +110,16 @@ extension SyncService {
         }
         do {
             try rounds.withLock { _ in
-                    // The circle and its chain as they are now (a round, or another member, may
-                    // have added entries since).
+                    // The circle, its chain and its keys as they are now (another member may have
+                    // added entries, or changed the keys: the share must carry the current zone key).
+                    _ = try? round(publishingHead: false)
                     guard let stored = try circle() else { throw Self.off }
                     let circle = try refreshMembership(stored)
                     guard let zoneKey = circle.zoneKey else { throw KeychainError(status: OSStatusCode.internalComponent, message: "the zone key is missing") }
                     var membership = circle.membership
                     let added = try enclave.signMembershipRecord(membership.unsigned(.add(request.keys), signer: circle.device), as: circle.identity)
                     try Self.refusing { try membership.append(added) }
-                    let context = SyncRecordContext(zone: circle.zone, record: Self.shareRecord(for: request.keys.device), version: 1, type: .keyShare)
+                    let context = SyncRecordContext(zone: circle.zone, record: try Self.shareRecord(for: request.keys.device), version: 1, type: .keyShare)
                     let share = try enclave.sealSyncKeyShare(zoneKey, context: context, to: request.keys, identity: circle.identity)
                     let welcome = try Self.refusing { try session.member.welcome(JoinWelcome(account: circle.account, pin: membership.pin)) }
                     let client = circle.client
@@ -206,7 +210,7 @@ extension SyncService {
     /// whose keys never changed — the only one of each class. The first round takes the
     /// pointer again from the feed and records its version.
     func openKeys(_ records: [SyncRecord], chain: MembershipState, identity: SyncIdentityBlob, device: SyncIdentifier) throws -> OpenedKeys {
-        let shareID = Self.shareRecord(for: device)
+        let shareID = try Self.shareRecord(for: device)
         guard let share = records.last(where: { $0.type == SyncRecordType.keyShare.rawValue && $0.record == shareID }) else {
             throw KeychainError.decode("the server holds no key share for this device")
         }
@@ -237,6 +241,8 @@ extension SyncService {
             let pointer = try Self.refusing { try SyncKeyPointer(decoding: try enclave.openSyncRecord(record.body, context: context, parent: parent, writer: writer)) }
             guard pointer.zone == Self.zone, pointer.zoneKey == zoneKey.keyID, classKeys[pointer.classA]?.role == .classA, classKeys[pointer.classC]?.role == .classC
             else { throw KeychainError.decode("the zone's key pointer names keys this device was not given") }
+            guard pointer.epoch <= chain.pin.length, chain.removed.values.contains(where: { $0.index == pointer.epoch - 1 && $0.signer == envelope.writer })
+            else { throw KeychainError.decode("the zone's key pointer follows no removal its writer signed") }
             current = (pointer.classA, pointer.classC)
         } else {
             let a = classKeys.values.filter { $0.role == .classA }

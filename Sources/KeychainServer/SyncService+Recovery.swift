@@ -22,6 +22,7 @@ extension SyncService {
     /// - Throws: `errSecDuplicateItem` when the circle has one (remove it first to replace it).
     func createRecoveryKey() throws -> SyncRecoveryKey {
         try rounds.withLock { _ in
+            _ = try? round(publishingHead: false)  // the current zone key, as for a join
             guard let stored = try circle() else { throw Self.off }
             let circle = try refreshMembership(stored)
             if let existing = circle.membership.members.keys.first(where: SyncRecovery.isRecovery) {
@@ -36,13 +37,19 @@ extension SyncService {
             var membership = circle.membership
             let added = try enclave.signMembershipRecord(membership.unsigned(.add(recovery.publicKeys), signer: circle.device), as: circle.identity)
             try Self.refusing { try membership.append(added) }
-            let context = SyncRecordContext(zone: circle.zone, record: Self.shareRecord(for: member), version: 1, type: .keyShare)
+            let context = SyncRecordContext(zone: circle.zone, record: try Self.shareRecord(for: member), version: 1, type: .keyShare)
             let share = try enclave.sealSyncKeyShare(zoneKey, context: context, to: recovery.publicKeys, identity: circle.identity)
+            let attestation = try enclave.signMembershipRecord(SyncRecovery.attestation(of: added, member: recovery.publicKeys), as: recovery)
+            guard let attestationRecord = SyncRecovery.attestationRecord(of: member) else { throw KeychainError.decode("a recovery member id too long") }
             let client = circle.client
-            // As a join: the credential and the share first, then the chain's entry.
+            // As a join: the credential, the share and the attestation first, then the chain's entry.
             try Self.blocking {
                 try await client.registerDevice(member, token: credential)
-                _ = try await client.apply([SyncRecord(record: context.record, type: SyncRecordType.keyShare.rawValue, version: 1, body: share)], zone: circle.zone)
+                _ = try await client.apply(
+                    [
+                        SyncRecord(record: context.record, type: SyncRecordType.keyShare.rawValue, version: 1, body: share),
+                        SyncRecord(record: attestationRecord, type: SyncRecordType.attestation.rawValue, version: 1, body: attestation.encoded),
+                    ], zone: circle.zone)
                 try await client.appendMembership(MembershipEntry(index: added.index, entry: added.encoded))
             }
             try store.appendSyncMembership([added.encoded], from: Int(added.index))
@@ -65,12 +72,17 @@ extension SyncService {
         } catch let error as KeychainError where error.status == OSStatusCode.authFailed {
             throw KeychainError(status: OSStatusCode.authFailed, message: "the server knows no circle with this recovery key (or it was removed)")
         }
-        // No pin to check against: the chain is verified from its genesis, and must hold the
-        // key's member with exactly the keys the key derives, added by a member — which the
-        // server cannot forge.
+        // No pin to check against: the chain is verified from its genesis, must hold the key's
+        // member with exactly the keys the key derives, and must be the chain the member itself
+        // signed an attestation of when it was added (SyncRecovery.attestation).
         var chain = try Self.membership(entries.map(\.entry))
         guard chain.members[member] == recovery.publicKeys else {
             throw KeychainError.decode("the circle's chain does not hold this recovery key's member")
+        }
+        guard let attestation = records.last(where: { $0.type == SyncRecordType.attestation.rawValue && $0.record == SyncRecovery.attestationRecord(of: member) })
+        else { throw KeychainError.decode("the server holds no attestation of this recovery key") }
+        try Self.refusing {
+            try SyncRecovery.check(attestation: attestation.body, of: recovery.publicKeys, in: try entries.map { try MembershipRecord(decoding: $0.entry) })
         }
         let keys = try openKeys(records, chain: chain, identity: recovery, device: member)
         let device = SyncIdentifier.random()

@@ -24,9 +24,11 @@ extension SyncService {
     /// keys do not yet follow gets the rotation.
     func removeDevice(_ text: String) throws -> SyncDeviceRemoved {
         guard let target = SyncIdentifier(text) else { throw KeychainError.param("not a device id: `security sync status` lists them") }
-        // What the removed device wrote that this device has not yet been given, to seal again.
-        _ = try? syncNow(publishingHead: false)
         return try rounds.withLock { _ in
+            // What the removed device wrote that this device has not yet been given (to seal
+            // again), and any other member's rotation (its keys go into the new one). A round
+            // that fails (a stopped zone) does not stop a removal.
+            _ = try? round(publishingHead: false)
             guard let stored = try circle() else { throw Self.off }
             var circle = try refreshMembership(stored)
             guard target != circle.device else {
@@ -35,6 +37,10 @@ extension SyncService {
             let client = circle.client
             let removal: MembershipRemoval
             if let keys = circle.membership.members[target] {
+                // The credential first: the device cannot act on the server between its
+                // removal and its revocation (the server does not read the chain, so any
+                // device of the account may revoke any other's credential).
+                try revoke(target, client)
                 var membership = circle.membership
                 let entry = try enclave.signMembershipRecord(membership.unsigned(.remove(target), signer: circle.device), as: circle.identity)
                 try Self.refusing { try membership.append(entry) }
@@ -44,27 +50,34 @@ extension SyncService {
                 circle.sealer = EnclaveSyncSealer(
                     enclave: enclave, store: store, device: circle.device, identity: circle.identity, keyring: circle.sealer.keyring,
                     membership: membership)
-                removal = MembershipRemoval(keys: keys, index: entry.index)
+                removal = MembershipRemoval(keys: keys, index: entry.index, signer: circle.device)
                 DaemonLog.write("sync: removed device \(target) from the circle")
             } else if let earlier = circle.membership.removed[target] {
-                guard try (store.syncKeyPointer(circle.zone.rawValue)?.epoch ?? 0) <= earlier.index else {
-                    throw KeychainError(status: OSStatusCode.duplicateItem, message: "device \(target) was removed, and the zone's keys changed since")
-                }
-                removal = earlier  // a removal whose rotation did not finish
+                try revoke(target, client)
+                removal = earlier  // run again: what did not finish is finished
             } else {
                 throw KeychainError(status: OSStatusCode.itemNotFound, message: "no device \(target) in this circle")
             }
-            do {
-                try Self.blocking { try await client.revokeDevice(target) }
-            } catch let error as KeychainError where error.status == OSStatusCode.itemNotFound {
-                // Revoked already (a removal run again).
-            }
-            let classKeys = try rotateKeys(circle)
+            // Keys made after the removal (by this run, or one before it, or another member's
+            // rotation since) already shut the device out; otherwise they change now.
+            let current = try store.syncKeyPointer(circle.zone.rawValue)
+            let classKeys =
+                try (current?.epoch ?? 0) > removal.index
+                ? [current?.keys.classA, current?.keys.classC].compactMap { $0.flatMap(SyncIdentifier.init) } : rotateKeys(circle)
             let resealed = try reseal(writtenBy: target, keys: removal.keys, circle)
             DaemonLog.write("sync: the zone's keys changed; \(resealed) record(s) of device \(target) sealed again")
             return SyncDeviceRemoved(
                 device: target.rawValue, members: circle.membership.members.keys.map(\.rawValue).sorted(), classKeys: classKeys.map(\.rawValue),
                 resealed: UInt32(clamping: resealed))
+        }
+    }
+
+    /// Revokes `device`'s credential; one the server no longer has is revoked already.
+    private func revoke(_ device: SyncIdentifier, _ client: SyncServerClient) throws {
+        do {
+            try Self.blocking { try await client.revokeDevice(device) }
+        } catch let error as KeychainError where error.status == OSStatusCode.itemNotFound {
+            // A removal run again.
         }
     }
 
@@ -87,6 +100,11 @@ extension SyncService {
         func version(_ record: SyncIdentifier) throws -> Int64 {
             try (known[record] ?? store.syncViewVersion(zone: zone.rawValue, record: record.rawValue) ?? 0) + 1
         }
+        // Kept before they are sent (not yet current): if the batch's answer is lost after the
+        // server took it, this device still opens its own pointer when the feed brings it.
+        let rows = [zoneKey, classA, classC].map { SyncKeyRow(key: $0.keyID.rawValue, zone: zone.rawValue, role: Int($0.role.rawValue), blob: $0.data) }
+        try store.saveSyncKeys(rows)
+        for key in [zoneKey, classA, classC] { circle.sealer.keyring.add(key) }
         var written = false
         var pointerVersion: Int64 = 0
         for _ in 0..<3 where !written {
@@ -94,7 +112,7 @@ extension SyncService {
             // a member reading the feed in order holds each key before what it opens.
             var writes: [SyncRecord] = []
             for (member, keys) in others {
-                let record = Self.shareRecord(for: member)
+                let record = try Self.shareRecord(for: member)
                 let context = SyncRecordContext(zone: zone, record: record, version: try version(record), type: .keyShare)
                 writes.append(SyncRecord(
                     record: record, type: SyncRecordType.keyShare.rawValue, version: context.version,
@@ -116,11 +134,18 @@ extension SyncService {
                 _ = try Self.blocking { try await client.apply(batch, zone: zone) }
                 written = true
             } catch let conflict as BatchConflict {
+                // Another member changed the keys meanwhile: its keys are not in this batch, and
+                // a pointer over them would leave them under a zone key nobody shares. The next
+                // run reads its rotation first.
+                if conflict.conflicts.contains(where: { $0.record == SyncKeyPointer.recordID }) {
+                    _ = try? round(publishingHead: false)
+                    throw KeychainError(
+                        status: OSStatusCode.duplicateItem, message: "another device changed the circle's keys at the same time: run remove-device again")
+                }
                 for failed in conflict.conflicts { known[failed.record] = failed.serverVersion }
             }
         }
         guard written else { throw KeychainError(status: OSStatusCode.io, message: "the server kept refusing the new keys: try again") }
-        let rows = [zoneKey, classA, classC].map { SyncKeyRow(key: $0.keyID.rawValue, zone: zone.rawValue, role: Int($0.role.rawValue), blob: $0.data) }
         let keys = SyncZoneKeys(zone: zone.rawValue, zoneKey: zoneKey.keyID.rawValue, classA: classA.keyID.rawValue, classC: classC.keyID.rawValue)
         try store.adoptSyncKeys(rows, pointer: SyncKeyPointerRow(keys: keys, version: pointerVersion, epoch: pointer.epoch))
         for key in [zoneKey, classA, classC] { circle.sealer.keyring.add(key) }

@@ -145,49 +145,54 @@ final class SyncService: Sendable {
     ///   (also kept for ``status()``).
     @discardableResult
     func syncNow(publishingHead: Bool = true) throws -> SyncReport {
-        try rounds.withLock { _ in
-            guard var circle = try circle() else { throw Self.off }
+        try rounds.withLock { _ in try round(publishingHead: publishingHead) }
+    }
+
+    /// One round, with ``rounds`` held by the caller (a removal, an approval, a recovery key:
+    /// each reads what the server has before it changes the circle).
+    @discardableResult
+    func round(publishingHead: Bool) throws -> SyncReport {
+        guard var circle = try circle() else { throw Self.off }
+        do {
+            circle = try refreshMembership(circle)
+            let chain = try store.syncMembership().map { try MembershipRecord(decoding: $0).hash }
+            let engine = try KeychainSyncEngine(
+                store: store, sealer: circle.sealer, transport: circle.client, device: circle.device, zone: circle.zone,
+                log: { DaemonLog.write($0) }, chain: chain, removed: Set(circle.membership.removed.keys))
+            let report: SyncReport
             do {
-                circle = try refreshMembership(circle)
-                let chain = try store.syncMembership().map { try MembershipRecord(decoding: $0).hash }
-                let engine = try KeychainSyncEngine(
-                    store: store, sealer: circle.sealer, transport: circle.client, device: circle.device, zone: circle.zone,
-                    log: { DaemonLog.write($0) }, chain: chain, removed: Set(circle.membership.removed.keys))
-                let report: SyncReport
-                do {
-                    report = try Self.blocking { try await engine.sync(publishingHead: publishingHead) }
-                } catch let disagreement as SyncHeadDisagreement {
-                    throw KeychainError(status: OSStatusCode.decode, message: disagreement.description)
-                }
-                let cursor = try store.syncZones().first { $0.zone == circle.zone.rawValue }?.cursor ?? 0
-                state.withLock {
-                    $0.lastSync = Date()
-                    $0.lastError = nil
-                    $0.refused += report.refused
-                    $0.omitted += report.omitted
-                    if let reason = report.lastRefusal { $0.lastRefusal = ($0.lastSync!, reason) }
-                    // The feed reached what the server had taken before this round: no stall.
-                    // What it took in this round (this round's writes and head) is waited for
-                    // from now.
-                    if let unreached = $0.unreached, cursor >= unreached.position { $0.unreached = nil }
-                    if let position = report.acknowledged, position > cursor {
-                        $0.unreached = ($0.unreached.map { max($0.position, position) } ?? position, $0.unreached?.since ?? Date())
-                    }
-                }
-                if report != SyncReport() {
-                    DaemonLog.write(
-                        "sync: received \(report.received), sent \(report.sent), merged \(report.conflicts) conflict(s), refused \(report.refused), \(report.waiting) waiting")
-                }
-                return report
-            } catch {
-                let message = (error as? KeychainError)?.message ?? "\(type(of: error))"
-                state.withLock {
-                    $0.lastSync = Date()
-                    $0.lastError = message
-                }
-                DaemonLog.write("sync: a round failed: \(message)")
-                throw error
+                report = try Self.blocking { try await engine.sync(publishingHead: publishingHead) }
+            } catch let disagreement as SyncHeadDisagreement {
+                throw KeychainError(status: OSStatusCode.decode, message: disagreement.description)
             }
+            let cursor = try store.syncZones().first { $0.zone == circle.zone.rawValue }?.cursor ?? 0
+            state.withLock {
+                $0.lastSync = Date()
+                $0.lastError = nil
+                $0.refused += report.refused
+                $0.omitted += report.omitted
+                if let reason = report.lastRefusal { $0.lastRefusal = ($0.lastSync!, reason) }
+                // The feed reached what the server had taken before this round: no stall.
+                // What it took in this round (this round's writes and head) is waited for
+                // from now.
+                if let unreached = $0.unreached, cursor >= unreached.position { $0.unreached = nil }
+                if let position = report.acknowledged, position > cursor {
+                    $0.unreached = ($0.unreached.map { max($0.position, position) } ?? position, $0.unreached?.since ?? Date())
+                }
+            }
+            if report != SyncReport() {
+                DaemonLog.write(
+                    "sync: received \(report.received), sent \(report.sent), merged \(report.conflicts) conflict(s), refused \(report.refused), \(report.waiting) waiting")
+            }
+            return report
+        } catch {
+            let message = (error as? KeychainError)?.message ?? "\(type(of: error))"
+            state.withLock {
+                $0.lastSync = Date()
+                $0.lastError = message
+            }
+            DaemonLog.write("sync: a round failed: \(message)")
+            throw error
         }
     }
 
@@ -292,10 +297,10 @@ final class SyncService: Sendable {
         if recovery == nil {
             notices.append("this circle has no recovery key: if every device is lost, so are the synced items (`security sync recovery-key create` makes one)")
         }
-        if let pointer = try store.syncKeyPointer(zone), pointer.epoch > chainLength {
+        if try store.waitingSyncIncoming().contains(where: { $0.zone == zone && $0.type == SyncRecordType.keyPointer.rawValue }) {
             notices.append(
-                "the zone's keys were changed by a device that has seen \(pointer.epoch) device-list entries; the server has given this device "
-                    + "\(chainLength): it may be withholding a device's removal")
+                "a change of the zone's keys waits (for device-list entries the server has not given this device — it may be withholding "
+                    + "a device's removal — or for the next unlock): nothing is sent until it is taken")
         }
         if let (position, since, after) = stall, Date().timeIntervalSince(since) > after {
             let cursor = try store.syncZones().first?.cursor ?? 0

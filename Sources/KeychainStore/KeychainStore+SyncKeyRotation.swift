@@ -1,6 +1,6 @@
 public import FoundationEssentials
 import GRDB
-public import KeychainModel
+import KeychainModel
 
 /// Which of a zone's keys are current here and which pointer said so (migration v7).
 public struct SyncKeyPointerRow: Sendable, Equatable {

@@ -71,6 +71,13 @@ public final class KeychainSyncEngine: Sendable {
         var report = SyncReport()
         try await pull(into: &report)
         for _ in 0..<Self.conflictRounds {
+            // A change of the zone's keys this device cannot take yet (locked, or following
+            // device-list entries it has not been given): nothing is sent under the old keys,
+            // which a removed device may hold.
+            if try store.waitingSyncIncoming().contains(where: { $0.zone == zone.rawValue && $0.type == SyncRecordType.keyPointer.rawValue }) {
+                log("sync: a change of the zone's keys waits; nothing is sent until it is taken")
+                return report
+            }
             do {
                 try await push(into: &report, head: publishingHead ? try headToPublish() : nil)
                 return report
@@ -188,11 +195,15 @@ public final class KeychainSyncEngine: Sendable {
         }
     }
 
-    /// The writer of an item or head record when the chain removed it.
+    /// The writer a record names (a share's sender) when the chain removed it. The name is
+    /// not checked here (the record is refused either way, and a server that puts a removed
+    /// device's name on another's record has left that record out, which heads show).
     func removedWriter(_ record: SyncRecord) -> SyncIdentifier? {
-        guard !removed.isEmpty, record.type == SyncRecordType.item.rawValue || record.type == SyncRecordType.head.rawValue,
-            let writer = try? SyncRecordEnvelope(decoding: record.body).writer, removed.contains(writer)
-        else { return nil }
+        guard !removed.isEmpty else { return nil }
+        let writer =
+            record.type == SyncRecordType.keyShare.rawValue
+            ? try? SyncKeyShare(decoding: record.body).sender : try? SyncRecordEnvelope(decoding: record.body).writer
+        guard let writer, removed.contains(writer) else { return nil }
         return writer
     }
 

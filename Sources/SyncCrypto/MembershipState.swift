@@ -14,15 +14,18 @@ public struct MembershipPin: Sendable, Equatable, Codable {
     }
 }
 
-/// A device the chain removed: its keys (its records written before stay verifiable) and the
-/// index of the entry that removed it.
+/// A device the chain removed: its keys (its records written before stay verifiable), the
+/// index of the entry that removed it, and the member that signed that entry (the one whose
+/// key pointer may follow it).
 public struct MembershipRemoval: Sendable, Equatable {
     public var keys: SyncDevicePublicKeys
     public var index: Int64
+    public var signer: SyncIdentifier
 
-    public init(keys: SyncDevicePublicKeys, index: Int64) {
+    public init(keys: SyncDevicePublicKeys, index: Int64, signer: SyncIdentifier) {
         self.keys = keys
         self.index = index
+        self.signer = signer
     }
 }
 
@@ -113,7 +116,7 @@ public struct MembershipState: Sendable, Equatable {
         case .remove(let device):
             guard members[device] != nil else { throw SyncCryptoError(.membership, "entry \(record.index) removes a device that is not a member") }
             guard members.count > 1 else { throw SyncCryptoError(.membership, "entry \(record.index) would remove the last member") }
-            removed[device] = MembershipRemoval(keys: members[device]!, index: record.index)
+            removed[device] = MembershipRemoval(keys: members[device]!, index: record.index, signer: record.signer)
             members[device] = nil
         }
         pin = MembershipPin(length: pin.length + 1, head: record.hash)

@@ -12,8 +12,10 @@ public enum SyncRecordType: Int, Sendable, CaseIterable, Codable {
     case keyPointer = 3
     /// A zone key shared to one device.
     case keyShare = 4
-    /// A device's signed view of the zone (the next issue's heads).
+    /// A device's signed view of the zone (``SyncHead``).
     case head = 5
+    /// A recovery key's member vouching for the chain it was added to (``SyncRecovery``).
+    case attestation = 6
 }
 
 /// Where a record sits, as both sides of the AEAD must agree on it: everything the server

@@ -85,7 +85,7 @@ import Testing
         #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
         let rows = try #require(report["sync"] as? [[String: Any]])
-        for (backend, count) in [("enclave", 2), ("SQLite", 11), ("PostgreSQL", 12)] {
+        for (backend, count) in [("enclave", 2), ("SQLite", 12), ("PostgreSQL", 13)] {
             let mine = rows.filter { $0["backend"] as? String == backend }
             #expect(mine.count == count && mine.allSatisfy { ($0["p50Micros"] as? Double ?? 0) > 0 && ($0["floorMicros"] as? Double ?? 0) > 0 }, "\(backend): \(mine)")
         }
@@ -95,5 +95,26 @@ import Testing
             $0.hasPrefix("bench-sync-") || $0.hasPrefix("bench-engine-") || $0.hasPrefix("floor-") || $0.hasPrefix("keychain-bench-")
         }
         #expect(left.isEmpty, "\(left)")
+    }
+
+    /// The scale run on the tests' PostgreSQL, 30 devices: every socket held, every hint of
+    /// every write received at each step, and the floors measured.
+    @Test func aSyncScaleSmokeRunHoldsEverySocketAndHearsEveryHint() throws {
+        let directory = try TemporaryKeychain.makeTemporaryDirectory()
+        defer { try? FileManagerLite.removeTree(directory) }
+        let json = directory + "/bench.json"
+        let postgres = try PostgresServer.shared.get().makeDatabase()
+        let result = try CommandRunner.run("keychain-bench", ["--sync-scale", "--smoke", "--postgres", postgres, "--json", json, "--directory", directory])
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
+        let scale = try #require(report["syncScale"] as? [String: Any])
+        #expect(scale["devices"] as? Int == 30 && scale["accounts"] as? Int == 10 && scale["connectionsHeld"] as? Int == 30, "\(scale)")
+        #expect((scale["floorRoundTripMicros"] as? Double ?? 0) > 0 && (scale["floorIdleHintP50Micros"] as? Double ?? 0) > 0)
+        let steps = try #require(scale["steps"] as? [[String: Any]])
+        #expect(steps.count == 2, "\(steps)")
+        for step in steps {
+            #expect(step["failed"] as? Int == 0 && step["hintsExpected"] as? Int == 2 * (step["attempted"] as? Int ?? 0), "\(step)")
+            #expect(step["hintsReceived"] as? Int == step["hintsExpected"] as? Int, "\(step)")
+        }
     }
 }

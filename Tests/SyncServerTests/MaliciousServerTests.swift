@@ -564,11 +564,12 @@ import Testing
         await server.stop()
     }
 
-    /// Row 7: the server withholds A's removal of C from B's chain. B takes the new keys all
-    /// the same (a member shared them to it), so what B writes after is sealed where C cannot
-    /// open it; B's status warns that the server may be withholding a removal (the key
-    /// pointer, and A's head, name a longer device list than B was given). The honest
-    /// revocation shuts C out; given the entry, B's warnings end.
+    /// Row 7: the server withholds A's removal of C from B's chain. B is given the new keys
+    /// (shared to it by A) and the pointer to them, but cannot check that they follow a
+    /// removal — the word of a member the server may be hiding the removal of, perhaps C's
+    /// own — so it takes them only with the chain, and meanwhile sends nothing: no write of B's
+    /// under the old keys, which C holds. B's status says why. The honest revocation shuts C
+    /// out; given the entry, B takes the keys and sends under them.
     @Test func aRemovalWithheldFromTheChainIsNoticed() async throws {
         let server = try await LyingSyncServer.start()
         try await onThread { [self] in
@@ -586,31 +587,67 @@ import Testing
             _ = try round(0)
             _ = try round(1)
             _ = try round(0)
+            try add(1, "b-after", "written by B after")
             _ = try round(1)
             let said = try status(1)
             #expect(said.contains("devices: 3"), "B was not given the removal: \(said)")
-            #expect(said.contains("it may be withholding a device's removal"), "\(said)")
-            #expect(said.contains("has seen 4 device-list entries; the server has given this device 3"), "\(said)")
-
-            try add(1, "b-after", "written by B after")
-            _ = try round(1)
-            let old = parentKeys(server.store.history(of: account)[..<before], excluding: SyncIdentifier("nobody")!)
-            let written = server.store.history(of: account)[before...].filter {
-                $0.type == SyncRecordType.item.rawValue && (try? SyncRecordEnvelope(decoding: $0.body).writer) == b
-            }
-            #expect(!written.isEmpty && parentKeys(written[...], excluding: removed).isDisjoint(with: old), "B seals under the new keys")
+            #expect(said.contains("a change of the zone's keys waits") && said.contains("it may be withholding a device's removal"), "\(said)")
+            #expect(said.contains("has seen 4 device-list entries; the server has given this device 3"), "A's head: \(said)")
+            #expect(try status(1).contains("pending: 1"), "B's write waits: \(said)")
+            let byB = { server.store.history(of: account)[before...].filter { (try? SyncRecordEnvelope(decoding: $0.body).writer) == b } }
+            #expect(byB().isEmpty, "nothing of B's under the old keys")
 
             let shut = try security(2, "sync", "now")
             #expect(shut.status != 0 && shut.stderr.contains("refused"), "the revoked credential: \(shut.stderr)")
 
             server.behave()
             _ = try round(1)
-            _ = try round(1)
             let healed = try status(1)
-            #expect(healed.contains("devices: 2") && !healed.contains("withholding"), "\(healed)")
-            #expect(try password(0, "b-after") == nil)
+            #expect(healed.contains("devices: 2") && !healed.contains("withholding") && healed.contains("pending: 0"), "\(healed)")
+            let old = parentKeys(server.store.history(of: account)[..<before], excluding: SyncIdentifier("nobody")!)
+            let written = byB().filter { $0.type == SyncRecordType.item.rawValue }
+            #expect(!written.isEmpty && parentKeys(written[...], excluding: removed).isDisjoint(with: old), "B seals under the new keys")
             _ = try round(0)
             #expect(try password(0, "b-after") == "written by B after")
+        }
+        await server.stop()
+    }
+
+    /// A device recovering with the recovery key has no pin: the server shows it a chain of
+    /// its own making — a genesis of a device it holds, then an `add` of the recovery key's
+    /// member (whose public keys anyone can read in the real chain). The recovery refuses it:
+    /// the member's own attestation names another chain. Shown the real one, it recovers.
+    @Test func aChainForgedForARecoveringDeviceIsRefused() async throws {
+        let server = try await LyingSyncServer.start()
+        try await onThread { [self] in
+            #expect(try security(0, "sync", "enable", "--server", server.url).status == 0)
+            try add(0, "kept", "recover me")
+            _ = try round(0)
+            let made = try security(0, "sync", "recovery-key", "create")
+            #expect(made.status == 0, "\(made.stderr)")
+            let key = String(try #require(made.stdout.split(separator: "\n").first { $0.hasPrefix("recovery key: ") }).dropFirst("recovery key: ".count))
+            let forger = try SyncDeviceKeys.generate(device: SyncIdentifier("forger")!)
+            server.store.lies.withLock {
+                $0.membership = { device, honest in
+                    guard let device, device.rawValue.hasPrefix("recovery-"),
+                        let added = honest.compactMap({ try? MembershipRecord(decoding: $0.entry) }).first(where: {
+                            if case .add(let keys) = $0.operation { keys.device == device } else { false }
+                        }),
+                        case .add(let keys) = added.operation,
+                        let genesis = try? MembershipRecord.genesis(account: added.account, founder: forger),
+                        let forged = try? MembershipRecord.sign(account: added.account, index: 1, previous: genesis.hash, operation: .add(keys), signer: forger)
+                    else { return honest }
+                    return [MembershipEntry(index: 0, entry: genesis.encoded), MembershipEntry(index: 1, entry: forged.encoded)]
+                }
+            }
+            let refused = try devices.security(3, ["sync", "recover", "--server", server.url, "-"], input: key + "\n")
+            #expect(refused.status != 0 && refused.stderr.contains("the chain is not the one the recovery key was added to"), "\(refused.stderr)")
+            #expect(try status(3) == "sync: off\n")
+
+            server.behave()
+            let recovered = try devices.security(3, ["sync", "recover", "--server", server.url, "-"], input: key + "\n")
+            #expect(recovered.status == 0, "\(recovered.stderr)\n\(devices.log(3))")
+            #expect(try password(3, "kept") == "recover me")
         }
         await server.stop()
     }
