@@ -66,7 +66,9 @@ struct SyncDeviceBench {
         _ = try other.connect()
         try security(member, ["sync", "enable", "--server", server])
         try pair(member, other)
-        return try Latencies.measure(count) { _ in
+        var samples: [UInt64] = []
+        var elapsed: UInt64 = 0
+        for _ in 0..<count {
             let leaving = try BenchKeychain(daemon: products.securityd, directory: directory, daemonEnvironment: environment)
             defer {
                 try? leaving.stopDaemon()
@@ -78,8 +80,13 @@ struct SyncDeviceBench {
             guard let id = status.split(separator: "\n").first(where: { $0.hasPrefix("this device: ") })?.dropFirst("this device: ".count) else {
                 throw BenchError("security sync status named no device")
             }
+            // Only the removal is timed (the join before it is not).
+            let started = monotonicNanoseconds()
             try security(member, ["sync", "remove-device", String(id)])
+            samples.append(monotonicNanoseconds() - started)
+            elapsed += samples.last!
         }
+        return Latencies(samples, elapsedNanoseconds: elapsed)
     }
 
     /// What `security` printed on standard output.

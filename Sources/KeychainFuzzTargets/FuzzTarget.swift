@@ -142,6 +142,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 _ = ItemMerge.merge(base: seed, local: seed, remote: payload)
                 _ = ItemMerge.merge(base: nil, local: payload, remote: SyncItemPayload.tombstone(of: seed, seed.itemClass, seed.latestEdit!))
             }
+            _ = try? SyncHead(decoding: SecretBytes(input))
+            _ = try? SyncKeyPointer(decoding: SecretBytes(input))
             guard let envelope = try? SyncRecordEnvelope(decoding: input) else { return }
             let keys = SyncSeed.make()
             _ = try? envelope.open(context: SyncSeed.context, parentKey: { _ in keys.classKey }, writerKey: { _ in keys.signing.publicKey })
@@ -155,6 +157,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             }
             if let share = try? SyncKeyShare(decoding: input) {
                 _ = try? share.open(context: SyncSeed.shareContext, recipient: device, senderKey: { _ in device.signing.publicKey })
+            }
+            if let genesis = try? MembershipRecord.genesis(account: SyncSeed.account, founder: device) {
+                try? SyncRecovery.check(attestation: input, of: device.publicKeys, in: [genesis, genesis])
             }
             _ = try? JoinMessage(decoding: input)
             _ = try? JoinRequest(decoding: input)
@@ -253,7 +258,13 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             }
             let item = SyncSeed.item
             let deleted = SyncItemPayload.tombstone(of: item, item.itemClass, .init(clock: HybridLogicalClock(rawValue: 2 << 16), writer: "other"))
-            return envelopes + [item.encoded, deleted.encoded].map { $0.withUnsafeBytes { Data($0) } }
+            let head = SyncHead(
+                device: SyncIdentifier("device")!, zone: SyncSeed.context.zone, seq: 42, root: Data(repeating: 3, count: 32),
+                membership: MembershipPin(length: 2, head: Data(repeating: 4, count: 32)), written: 1_800_000_000)
+            let pointer = SyncKeyPointer(
+                zone: SyncSeed.context.zone, zoneKey: SyncIdentifier("zone-key")!, classA: SyncIdentifier("class-a")!, classC: SyncIdentifier("class-c")!,
+                epoch: 3)
+            return envelopes + [item.encoded, deleted.encoded, head.encoded, pointer.encoded].map { $0.withUnsafeBytes { Data($0) } }
         case .syncMembership:
             let device = SyncSeed.device
             guard let genesis = try? MembershipRecord.genesis(account: SyncSeed.account, founder: device),
@@ -261,11 +272,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 let other = try? SyncDeviceKeys(device: SyncIdentifier("other")!, seeds: SecretBytes(Data(repeating: 0x31, count: 64))),
                 let add = try? state.sign(.add(other.publicKeys), by: device),
                 let remove = try? state.sign(.remove(device.device), by: device),
+                let attestation = try? SyncRecovery.attestation(of: add, member: device.publicKeys).signed(with: device.signing),
                 let share = try? SyncKeyShare.seal(SyncSeed.make().classKey, keyID: SyncIdentifier("zone-key")!, context: SyncSeed.shareContext, to: device.publicKeys, from: device)
             else { return [] }
             let join = JoinMessage(kind: .share, share: Data(repeating: 1, count: 32), associatedData: Data("new device d".utf8), confirmation: Data(repeating: 2, count: 64))
             return [genesis.encoded, add.encoded, remove.encoded, share.encoded, join.encoded,
-                    JoinRequest(keys: other.publicKeys, credential: Data(count: 32)).encoded, JoinWelcome(account: SyncSeed.account, pin: state.pin).encoded]
+                    JoinRequest(keys: other.publicKeys, credential: Data(count: 32)).encoded, JoinWelcome(account: SyncSeed.account, pin: state.pin).encoded, attestation.encoded]
         case .syncMessage:
             let record = SyncRecord(record: SyncIdentifier("r1")!, type: 1, version: 2, tombstone: true, body: Data([0, 1, 0xff]), seq: 7)
             let encoder = JSONEncoder()

@@ -105,12 +105,7 @@ extension KeychainStore {
 
     /// The zone's current keys, once it has them.
     public func syncZoneKeys(_ zone: String) throws -> SyncZoneKeys? {
-        try read { db in
-            try Row.fetchOne(db, sql: "SELECT zone, zone_key, class_a_key, class_c_key FROM sync_zones WHERE zone = ?", arguments: [zone]).flatMap { row in
-                guard let zoneKey: String = row["zone_key"], let classA: String = row["class_a_key"], let classC: String = row["class_c_key"] else { return nil }
-                return SyncZoneKeys(zone: row["zone"], zoneKey: zoneKey, classA: classA, classC: classC)
-            }
-        }
+        try syncKeyPointer(zone)?.keys
     }
 
     /// Counts of what sync keeps, for `security sync status`.
