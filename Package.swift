@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "securityd", targets: ["securityd"]),
         .executable(name: "trousseau-syncd", targets: ["trousseau-syncd"]),
         .executable(name: "trousseau-sync-agent", targets: ["trousseau-sync-agent"]),
+        .executable(name: "keychain-access", targets: ["keychain-access"]),
         .library(name: "KeychainClient", targets: ["KeychainClient"]),
         .library(name: "Security", targets: ["Security"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
@@ -44,6 +45,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/sqlite-kit", from: "4.5.2"),
         .package(url: "https://github.com/vapor/postgres-kit", from: "2.17.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // keychain-access only: its pages from templates that escape by default.
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // Shared by every process.
@@ -225,7 +229,7 @@ let package = Package(
             // that no two modules or folders differ only in case from `Security`.
             name: "SecurityTool",
             dependencies: [
-                "CodeSigning", "KeychainCertificates", "KeychainKeys", "KeychainSystem",
+                "CodeSigning", "KeychainCertificates", "KeychainImport", "KeychainKeys", "KeychainSystem",
                 "KeychainModel",
                 "KeychainClient",
                 "KeychainProtocol",
@@ -338,6 +342,39 @@ let package = Package(
             ]
         ),
 
+        // Files to import (PKCS#12, PEM, DER) read and added: `security import` and the window.
+        .target(
+            name: "KeychainImport",
+            dependencies: [
+                "KeychainCertificates", "KeychainKeys", "KeychainModel", "KeychainProtocol",
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        // keychain-access: the Keychain Access window, a client of securityd with the security
+        // tool's reach, served to the user's browser on loopback (docs/ARCHITECTURE.md).
+        .target(
+            name: "KeychainAccess",
+            dependencies: [
+                "KeychainClient", "KeychainModel", "KeychainProtocol", "KeychainSystem", "KeychainCertificates", "KeychainImport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "keychain-access",
+            dependencies: [
+                "KeychainAccess", "KeychainHardening", "KeychainSystem",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // Tests.
         .target(
             name: "KeychainTestSupport",
@@ -371,6 +408,10 @@ let package = Package(
             ],
             exclude: ["Fixtures/apple_seckey_reference.py"],
             swiftSettings: testHooks
+        ),
+        .testTarget(
+            name: "KeychainAccessTests",
+            dependencies: ["KeychainTestSupport", "keychain-access", "securityd", "trousseau-enclave", "SecurityTool"]
         ),
         .testTarget(
             name: "SecretServiceTests",

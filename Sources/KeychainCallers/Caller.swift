@@ -30,6 +30,14 @@ public struct Caller: Sendable {
         /// the user's presence; it alone manages the keychain's password, settings and
         /// local developer root.
         case securityTool
+        /// The Keychain Access window (`keychain-access`) installed beside securityd: the
+        /// `security` tool's reach and group — a person at a window does what they could at
+        /// the tool — and nothing more; every reveal there carries the keychain passcode.
+        case keychainAccess
+
+        /// Whether the role reaches as the `security` tool does (its group, every item's
+        /// attributes, other groups' with the user's presence, the keychain's own requests).
+        public var hasSecurityToolReach: Bool { self != .application }
     }
 
     /// The `security` tool's own access group, in Trousseau's reserved namespace.

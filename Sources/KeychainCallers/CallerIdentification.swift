@@ -13,17 +13,21 @@ import Glibc
 public final class CallerIdentification: Sendable {
     private let signatures: CodeIdentityCache
     private let securityTool: String?
+    private let keychainAccess: String?
     private let admitsOtherUsers: Bool
 
     /// - Parameters:
     ///   - rootDirectories: where trusted developer roots are (the user's and the system's).
     ///   - securityTool: the path of the `security` tool that gets its role: the one
     ///     installed beside securityd (as trusted as securityd's own directory).
+    ///   - keychainAccess: the path of the `keychain-access` window that gets its role, found
+    ///     as the tool is.
     ///   - admitsOtherUsers: identify other users' processes too (the System keychain,
     ///     whose policy then decides by uid) instead of refusing them.
-    public init(rootDirectories: [String], securityTool: String?, admitsOtherUsers: Bool = false) {
+    public init(rootDirectories: [String], securityTool: String?, keychainAccess: String? = nil, admitsOtherUsers: Bool = false) {
         signatures = CodeIdentityCache(rootDirectories: rootDirectories)
         self.securityTool = securityTool
+        self.keychainAccess = keychainAccess
         self.admitsOtherUsers = admitsOtherUsers
     }
 
@@ -47,7 +51,11 @@ public final class CallerIdentification: Sendable {
         }
         defer { close(exe) }
         var code = try signatures.identity(ofExecutable: exe)
-        let isTool = securityTool.map { Self.isFile(exe, at: $0) } ?? false
+        let toolRole: Caller.Role? =
+            if securityTool.map({ Self.isFile(exe, at: $0) }) == true { .securityTool }
+            else if keychainAccess.map({ Self.isFile(exe, at: $0) }) == true { .keychainAccess }
+            else { nil }
+        let isTool = toolRole != nil
         let tampering = isTool || code.isSigned ? ProcessInspection.tampering(pid: pid) : nil
         // Everything above was read from /proc/PID: it was the caller's only if the caller
         // still runs (else PID may name another process by now).
@@ -55,8 +63,8 @@ public final class CallerIdentification: Sendable {
         // A traced or preloaded process may not be running the code its file holds.
         if let tampering {
             code = .unsigned(reason: "\(isTool ? "the security tool's role" : "its signature") cannot vouch for the process: \(tampering)")
-        } else if isTool {
-            return Caller(pid: pid, uid: uid, executable: executable, code: code, role: .securityTool,
+        } else if let toolRole {
+            return Caller(pid: pid, uid: uid, executable: executable, code: code, role: toolRole,
                           accessGroups: AccessGroups([Caller.securityToolGroup]))
         }
         let groups: [String]

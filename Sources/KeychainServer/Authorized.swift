@@ -38,7 +38,7 @@ extension RequestDispatcher {
         case .securityTool(let operation): (toolOnly, needsPresence) = (operation, false)
         case .securityToolWithPresence(let operation): (toolOnly, needsPresence) = (operation, true)
         }
-        if let operation = toolOnly, caller.role != .securityTool {
+        if let operation = toolOnly, !caller.role.hasSecurityToolReach {
             throw KeychainError(status: OSStatusCode.missingEntitlement, message: "\(operation) is for the security tool")
         }
         if let presence {

@@ -26,7 +26,7 @@ extension RequestDispatcher {
             // every user's, whichever group root's program put them in.
             return Self.everything
         }
-        guard caller.role == .securityTool else { return caller.accessGroups }
+        guard caller.role.hasSecurityToolReach else { return caller.accessGroups }
         let everything = Self.everything
         switch access {
         case .add(let added):

@@ -43,11 +43,16 @@ public enum InstallationLayout {
 
     /// The `security` tool securityd gives its role to: beside securityd in a build
     /// directory, else the one of securityd's installation (`../../bin/security`).
-    public static func securityTool() -> String {
-        let beside = ProcessExecutable.sibling("security")
+    public static func securityTool() -> String { installedProgram("security") }
+
+    /// The Keychain Access window securityd gives its role to, found as the tool is.
+    public static func keychainAccess() -> String { installedProgram("keychain-access") }
+
+    private static func installedProgram(_ name: String) -> String {
+        let beside = ProcessExecutable.sibling(name)
         if isExecutableFile(beside) { return beside }
         let executable = ProcessExecutable.path() ?? ""
-        let installed = parent(parent(parent(executable))) + "/bin/security"
+        let installed = parent(parent(parent(executable))) + "/bin/" + name
         return realPath(installed) ?? beside
     }
 

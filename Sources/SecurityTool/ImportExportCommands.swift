@@ -1,6 +1,7 @@
 import FoundationEssentials
 import KeychainCertificates
 import KeychainClient
+import KeychainImport
 import KeychainKeys
 import KeychainModel
 import KeychainProtocol
@@ -10,12 +11,6 @@ import SwiftASN1
 /// keys and identities in and out of the keychain, in the files people have — PKCS#12
 /// (securityd opens and writes it with OpenSSL), PEM, DER.
 enum ImportExportCommands {
-    /// What one file holds.
-    struct Contents {
-        var certificates: [CertificateFields] = []
-        var keys: [AsymmetricKey] = []
-    }
-
     /// `import inputfile [-k keychain] [-t type] [-f format] [-w] [-x] [-P passphrase]
     /// [-a name value] [-A] [-T appPath]...`. The format comes from the content unless `-f`
     /// names it (fastlane imports PEM keys from files named `.p12`). Prints what it added as
@@ -63,24 +58,26 @@ enum ImportExportCommands {
             ToolOutput.report("Error reading infile \(file): No such file or directory")
             return 1
         }
-        let isPKCS12 = format == "pkcs12" || (format == nil && looksLikePKCS12(data))
-        let contents: Contents
+        let isPKCS12 = format == "pkcs12" || (format == nil && ImportedItems.looksLikePKCS12(data))
+        let contents: ImportedItems
         do throws(KeychainError) {
             if isPKCS12 {
                 let password = passphrase ?? PasswordPrompt.read("Enter the password for \"\(file.split(separator: "/").last.map(String.init) ?? file)\": ") ?? SecretBytes([])
-                contents = try openPKCS12(data, password: password, session)
+                contents = try ImportedItems(pkcs12: session.call(Service.DecodePKCS12(file: data, passphrase: password)))
             } else {
-                contents = try read(data)
+                contents = try ImportedItems(reading: data)
             }
         } catch {
             ToolOutput.report("SecKeychainItemImport", error)
             return 1
         }
-        let counts: (identities: Int, keys: Int, certificates: Int)
+        let counts: ImportedItems.Counts
         do throws(KeychainError) {
             var target = keychain
             if target == nil { target = try session.defaultKeychain() }
-            counts = try session.scoped(to: target ?? .login) { () throws(KeychainError) in try add(contents, extractable: extractable, session) }
+            counts = try session.scoped(to: target ?? .login) { () throws(KeychainError) in
+                try contents.add(extractable: extractable) { (request) throws(KeychainError) in _ = try session.call(request) }
+            }
         } catch {
             ToolOutput.report("SecKeychainItemImport", error)
             return 1
@@ -92,99 +89,6 @@ enum ImportExportCommands {
             }
         }
         return 0
-    }
-
-    /// A DER `PFX`: a SEQUENCE whose first element is INTEGER 3.
-    private static func looksLikePKCS12(_ data: Data) -> Bool {
-        guard let root = try? DER.parse(Array(data)), case .constructed(let nodes) = root.content,
-            let version = nodes.first(where: { _ in true }), let integer = try? Int(derEncoded: version)
-        else { return false }
-        return integer == 3
-    }
-
-    private static func openPKCS12(_ data: Data, password: SecretBytes, _ session: ToolSession) throws(KeychainError) -> Contents {
-        let opened = try session.call(Service.DecodePKCS12(file: data, passphrase: password))
-        var contents = Contents()
-        if let key = opened.privateKey {
-            let parsed = key.withUnsafeBytes { bytes in Result { () throws(KeychainError) in try AsymmetricKey(pkcs8: Data(bytes)) } }
-            contents.keys.append(try parsed.get())
-        }
-        for der in [opened.certificate].compactMap({ $0 }) + opened.otherCertificates {
-            guard let certificate = try? CertificateFields(der: Array(der)) else { throw KeychainError(status: .decode) }
-            contents.certificates.append(certificate)
-        }
-        return contents
-    }
-
-    /// PEM (any number of certificates and keys) or one DER certificate or key.
-    static func read(_ data: Data) throws(KeychainError) -> Contents {
-        var contents = Contents()
-        if let text = String(data: data, encoding: .utf8), let begin = text.firstRange(of: "-----BEGIN") {
-            guard let documents = try? PEMDocument.parseMultiple(pemString: String(text[begin.lowerBound...])), !documents.isEmpty else {
-                throw KeychainError(status: .unknownFormat)
-            }
-            for document in documents {
-                switch document.discriminator {
-                case "CERTIFICATE", "X509 CERTIFICATE", "TRUSTED CERTIFICATE":
-                    guard let certificate = try? CertificateFields(der: document.derBytes) else { throw KeychainError(status: .decode) }
-                    contents.certificates.append(certificate)
-                case "PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY":
-                    contents.keys.append(try AsymmetricKey(pkcs8: Data(document.derBytes)))
-                default:
-                    // Encrypted keys, public keys, PKCS#7: not read (docs/ARCHITECTURE.md).
-                    throw KeychainError(status: .unknownFormat)
-                }
-            }
-            return contents
-        }
-        if let certificate = try? CertificateFields(der: Array(data)) {
-            contents.certificates.append(certificate)
-        } else if let key = try? AsymmetricKey(pkcs8: data) {
-            contents.keys.append(key)
-        } else {
-            throw KeychainError(status: .unknownFormat)
-        }
-        return contents
-    }
-
-    /// Adds what a file holds: each key with the certificate of its public key as an
-    /// identity (the certificate may be there already; both being there is a duplicate),
-    /// the other keys and certificates alone. Counts them as macOS's tool does.
-    private static func add(_ contents: Contents, extractable: Bool, _ session: ToolSession) throws(KeychainError)
-        -> (identities: Int, keys: Int, certificates: Int)
-    {
-        var counts = (identities: 0, keys: 0, certificates: 0)
-        var paired = Set<Int>()
-        for key in contents.keys {
-            var attributes = key.attributes
-            attributes[SecName.kSecAttrLabel] = .string(key.keyClass == .private ? "Imported Private Key" : "Imported Public Key")
-            if !extractable { attributes[SecName.kSecAttrIsExtractable] = .bool(false) }
-            guard key.keyClass == .private,
-                let index = contents.certificates.firstIndex(where: { $0.publicKeyHash == key.applicationLabel })
-            else {
-                try session.call(Service.Add(attributes))
-                counts.keys += 1
-                continue
-            }
-            paired.insert(index)
-            var certificateThere = false
-            do {
-                try session.call(Service.Add(contents.certificates[index].itemAttributes))
-            } catch where error == .duplicateItem {
-                certificateThere = true
-            }
-            do {
-                try session.call(Service.Add(attributes))
-            } catch where error == .duplicateItem && !certificateThere {
-                // The key was there and its certificate was not: the identity is new.
-            }
-            counts.identities += 1
-        }
-        for (index, certificate) in contents.certificates.enumerated() where !paired.contains(index) {
-            try session.call(Service.Add(certificate.itemAttributes))
-            counts.certificates += 1
-        }
-        return counts
     }
 
     /// The words `-v` echoes, the passphrase hidden.

@@ -154,7 +154,8 @@ do {
     let idleSeconds = environment["TROUSSEAU_SECURITYD_IDLE_SECONDS"].flatMap { Int($0) } ?? (system && !socketActivated ? 0 : 600)
     let identification = CallerIdentification(
         rootDirectories: [DeveloperRoots.userDirectory(home: paths.home), DeveloperRoots.systemDirectory],
-        securityTool: InstallationLayout.securityTool(), admitsOtherUsers: system)
+        securityTool: InstallationLayout.securityTool(), keychainAccess: InstallationLayout.keychainAccess(),
+        admitsOtherUsers: system)
     let frontEnd = system ? nil : SecretServiceFrontEnd(store: store, identification: identification) { try enclave.unlock(passcode: $0) }
     let dispatcher = try RequestDispatcher(
         store: store, enclave: enclave, home: paths.home, adminTrustSettings: adminTrustSettings,

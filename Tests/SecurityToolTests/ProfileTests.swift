@@ -38,6 +38,17 @@ import Testing
         return lines[(start + 1)...].map { $0.split(separator: "]", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces) }.sorted()
     }
 
+    /// A certificate is public: the tool reads another group's (a profile's) without the
+    /// keychain password, which a password of that group still needs.
+    @Test func anotherGroupsCertificatesAreReadWithoutThePassword() throws {
+        #expect(try install("full").status == 0)
+        #expect(try security("set-keychain-password", "-p", "1234").status == 0)
+        let found = try security("find-certificate", "-a", "-p")
+        #expect(found.status == 0 && found.stdout.contains("BEGIN CERTIFICATE"), "\(found.stderr)")
+        let secret = try security("find-generic-password", "-s", "AirPort", "-w")
+        #expect(secret.status != 0 && !secret.stdout.contains("BEGIN"), "\(secret.stdout)")
+    }
+
     @Test func eachPayloadInstallsItsItemsWithTheirProtection() throws {
         #expect(try security("add-generic-password", "-s", "mine", "-a", "me", "-w", "kept").status == 0)
         let verified = try security("verify-cert", "-c", fixtures + "/signer.pem")

@@ -17,7 +17,8 @@ extension Service.CopyMatching: ServedRequest {
     static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> KeychainValue? {
         let (stores, query) = try daemon.stores(for: authorized.request.query, adding: false)
         let parsed = try? ItemQuery(query, for: .copyMatching)
-        let returnsData = parsed?.returnTypes.contains(.data) ?? false
+        // A certificate's data is the certificate, public: no secret to guard with presence.
+        let returnsData = (parsed?.returnTypes.contains(.data) ?? false) && parsed?.itemClass != .certificate
         let groups = try daemon.reach(
             of: authorized.caller, for: .search(query: query, returnsData: returnsData), presence: authorized.presence != nil)
         guard stores.count > 1, let parsed else { return try stores[0].copyMatching(query, caller: groups) }

@@ -1,5 +1,7 @@
+// Test support: compiled in debug builds only (`swift build -c release` builds the products,
+// and a release build cannot `@testable import`).
+#if TROUSSEAU_TEST_HOOKS
 import Foundation
-import KeychainTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -9,18 +11,18 @@ import Glibc
 /// A private session bus (a real dbus-daemon) whose one activatable service is
 /// `org.freedesktop.secrets`: securityd `--secret-service` for a temporary keychain, started
 /// by the bus on the first client's call, as the activation file installs it.
-final class SessionBus: @unchecked Sendable {
+public final class SessionBus: @unchecked Sendable {
     // @unchecked: immutable after init.
-    let keychain: DaemonKeychain
-    let address: String
+    public let keychain: DaemonKeychain
+    public let address: String
     private let busDaemon: pid_t
 
-    var directory: String { keychain.directory }
+    public var directory: String { keychain.directory }
 
     /// - Parameters:
     ///   - keychain: the keychain of an earlier session (a new one when nil).
     ///   - daemonEnvironment: more of the bus's environment (which activated services get).
-    init(keychain: DaemonKeychain? = nil, daemonEnvironment: [String: String] = [:]) throws {
+    public init(keychain: DaemonKeychain? = nil, daemonEnvironment: [String: String] = [:]) throws {
         self.keychain = try keychain ?? DaemonKeychain()
         let directory = self.keychain.directory
         let socket = directory + "/bus-\(UInt32.random(in: 0...UInt32.max))"
@@ -71,43 +73,25 @@ final class SessionBus: @unchecked Sendable {
     }
 
     /// Ends the bus (as a session's end does).
-    func stopBus() {
+    public func stopBus() {
         kill(busDaemon, SIGKILL)  // it inherits our blocked signals, SIGTERM among them
         var status: Int32 = 0
         _ = waitpid(busDaemon, &status, WNOHANG)
     }
 
     /// The environment of a client on this bus.
-    var clientEnvironment: [String: String] {
+    public var clientEnvironment: [String: String] {
         ["DBUS_SESSION_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin", "HOME": directory, "LANG": "C.UTF-8"]
     }
 
     /// Runs Debian's `secret-tool`.
-    func secretTool(_ arguments: String..., input: String = "") throws -> CommandResult {
+    public func secretTool(_ arguments: String..., input: String = "") throws -> CommandResult {
         try CommandRunner.run(executable: "/usr/bin/secret-tool", arguments, environment: clientEnvironment, input: input, clearing: true)
-    }
-
-    /// Runs a Python program (Debian's python, where keyring, secretstorage and jeepney are)
-    /// with `SecretServiceClients.python` importable as `client`.
-    ///
-    /// - Parameters:
-    ///   - interpreter: another Python executable (a signed copy).
-    ///   - sandbox: the command line that runs it (bwrap's, for a Flatpak app).
-    func python(_ script: String, _ arguments: [String] = [], interpreter: String = "/usr/bin/python3", sandbox: [String] = []) throws -> CommandResult {
-        let helper = directory + "/client.py"
-        if !FileManager.default.fileExists(atPath: helper) {
-            try SecretServiceClients.python.write(toFile: helper, atomically: true, encoding: .utf8)
-        }
-        var environment = clientEnvironment
-        environment["PYTHONPATH"] = directory
-        environment["PYTHONDONTWRITEBYTECODE"] = "1"
-        let command = sandbox + [interpreter, "-c", script] + arguments
-        return try CommandRunner.run(executable: command[0], Array(command.dropFirst()), environment: environment, clearing: true)
     }
 
     /// bwrap's command line for a Flatpak app `appID`: its own root holding /usr, /etc, this
     /// bus's directory and a `/.flatpak-info` naming it, in new user and pid namespaces.
-    func flatpakSandbox(_ appID: String) throws -> [String] {
+    public func flatpakSandbox(_ appID: String) throws -> [String] {
         let info = directory + "/flatpak-info-" + appID
         try "[Application]\nname=\(appID)\nruntime=runtime/org.freedesktop.Platform/x86_64/23.08\n\n[Instance]\ninstance-id=1\n"
             .write(toFile: info, atomically: true, encoding: .utf8)
@@ -119,7 +103,8 @@ final class SessionBus: @unchecked Sendable {
     }
 
     /// Runs the `security` tool against the same keychain (over securityd's socket).
-    func security(_ arguments: String...) throws -> CommandResult {
+    public func security(_ arguments: String...) throws -> CommandResult {
         try CommandRunner.run("security", arguments, environment: ["KEYCHAIN_HOME": keychain.home])
     }
 }
+#endif

@@ -1,0 +1,80 @@
+import FoundationEssentials
+import HTTPTypes
+import Hummingbird
+
+/// Every request passes here first, in this order (docs/SECURITY.md, "Keychain Access"):
+///
+/// 1. `Host` must be the window's own address (127.0.0.1 or localhost, its port): anything
+///    else is DNS rebinding or a proxy — 421, nothing done.
+/// 2. `GET /login?token=` exchanges the one-time token for the session cookie (once).
+/// 3. Without the session cookie — 403.
+/// 4. A request that may change something (not GET or HEAD) must come from the page's own
+///    `Origin` and carry the synchronizer token (`X-CSRF-Token`, or the form's `csrf`
+///    field) — 403.
+///
+/// Every response then carries the window's headers: a content security policy that admits
+/// only the binary's own script and style and no framing, `Cache-Control: no-store`,
+/// `Referrer-Policy: same-origin` (with `no-referrer` Chromium sends `Origin: null` on the
+/// page's own form posts), and `X-Content-Type-Options: nosniff`.
+struct AccessGuard<Context: RequestContext>: RouterMiddleware {
+    let session: AccessSession
+    let activity: WindowActivity
+
+    /// The largest form a page posts (an imported file travels in its own route's limit).
+    static var formLimit: Int { 64 * 1024 }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response = try await check(request, context: context, next: next)
+        Self.addHeaders(&response.headers)
+        return response
+    }
+
+    private func check(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let host = request.head.authority, session.isOwnHost(host) else {
+            return Self.refusal(.misdirectedRequest, "This window answers only at its own address.")
+        }
+        if request.uri.path == "/login" {
+            guard request.method == .get, let token = request.uri.queryParameters["token"], session.redeem(token) else {
+                return Self.refusal(.forbidden, "This link has been used. Run keychain-access again to open the window.")
+            }
+            var response = Response.redirect(to: "/", type: .normal)
+            response.setCookie(Cookie(name: AccessSession.cookieName, value: session.cookie, path: "/", httpOnly: true, sameSite: .strict))
+            return response
+        }
+        guard session.isSessionCookie(request.cookies[AccessSession.cookieName]?.value) else {
+            return Self.refusal(.forbidden, "No session: open the window with the link keychain-access gave.")
+        }
+        activity.touch()
+        guard request.method != .get, request.method != .head else { return try await next(request, context) }
+        guard let origin = request.headers[.origin], session.isOwnOrigin(origin) else {
+            return Self.refusal(.forbidden, "This request did not come from the window's own page.")
+        }
+        if session.isCSRFToken(request.headers[.csrfToken]) { return try await next(request, context) }
+        var request = request
+        let body = try await request.collectBody(upTo: Self.formLimit)
+        guard session.isCSRFToken(FormFields(body).text("csrf")) else {
+            return Self.refusal(.forbidden, "This request did not carry the window's token.")
+        }
+        return try await next(request, context)
+    }
+
+    static func addHeaders(_ headers: inout HTTPFields) {
+        headers[.contentSecurityPolicy] =
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        headers[.cacheControl] = "no-store"
+        headers[.referrerPolicy] = "same-origin"
+        headers[.xContentTypeOptions] = "nosniff"
+        headers[.xFrameOptions] = "DENY"
+    }
+
+    static func refusal(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: message + "\n")))
+    }
+}
+
+extension HTTPField.Name {
+    static let csrfToken = Self("X-CSRF-Token")!
+    static let referrerPolicy = Self("Referrer-Policy")!
+    static let xContentTypeOptions = Self("X-Content-Type-Options")!
+    static let xFrameOptions = Self("X-Frame-Options")!
+}
