@@ -17,6 +17,7 @@ struct WindowKeychain: Sendable {
     /// Nil when the keychain has no lock (System Roots) or its state cannot be read.
     var locked: Bool?
     var isReadOnly: Bool { if case .systemRoots = kind { true } else { false } }
+    var isFile: Bool { if case .file = kind { true } else { false } }
 }
 
 /// The window's view of the keychain, through securityd: every call is a request of the
@@ -144,6 +145,25 @@ public final class KeychainDirectory: Sendable {
         switch keychain.kind {
         case .login: try call(Service.Unlock(passcode: password))
         case .file(let path): try call(Service.UnlockKeychain(path: path, password: password))
+        case .systemRoots: throw KeychainError(status: .readOnly)
+        }
+    }
+
+    /// The keychain's lock settings (none when they cannot be read).
+    func settings(of keychain: WindowKeychain) -> KeychainSettings {
+        switch keychain.kind {
+        case .login: (try? call(Service.KeychainStatusRequest())).map { KeychainSettings(autoLockSeconds: $0.autoLockSeconds) } ?? KeychainSettings()
+        case .file(let path): (try? call(Service.KeychainInfo(path: path)))?.settings ?? KeychainSettings()
+        case .systemRoots: KeychainSettings()
+        }
+    }
+
+    /// Sets them: the login keychain's timeout (its sleep behaviour is securityd's), a file
+    /// keychain's timeout and lock on sleep, as `security set-keychain-settings` does.
+    func setSettings(of keychain: WindowKeychain, _ settings: KeychainSettings) throws(KeychainError) {
+        switch keychain.kind {
+        case .login: try call(Service.UpdateSettings(autoLockSeconds: settings.autoLockSeconds))
+        case .file(let path): try call(Service.SetKeychainSettings(path: path, settings: settings))
         case .systemRoots: throw KeychainError(status: .readOnly)
         }
     }

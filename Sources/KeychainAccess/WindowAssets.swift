@@ -63,6 +63,8 @@ enum WindowAssets {
         form label { display: flex; flex-direction: column; gap: .2rem; }
         form.inline, form.inline label { flex-direction: row; display: flex; gap: .5rem; align-items: center; }
         form.delete label:first-of-type { flex-direction: row; align-items: center; }
+        #banner { position: fixed; right: 1rem; bottom: 1rem; z-index: 10; max-width: 32rem; }
+        #offline { position: fixed; left: 1rem; bottom: 1rem; z-index: 10; max-width: 32rem; }
         .notice { background: color-mix(in srgb, green 15%, Canvas); padding: .4rem 1rem; margin: 0; }
         .error { background: color-mix(in srgb, var(--danger) 15%, Canvas); padding: .4rem 1rem; margin: 0; }
         .error:empty { display: none; }
@@ -194,7 +196,8 @@ enum WindowAssets {
           }
 
           // Live state: reload when the keychain changed elsewhere (unless the user is typing).
-          const busy = () => (dialog && dialog.open) || Array.from(document.querySelectorAll("input:not([type=hidden]):not([type=search]),textarea")).some((field) => field.value);
+          const busy = () => (dialog && dialog.open) || Array.from(document.querySelectorAll("input:not([type=hidden]):not([type=search]),textarea"))
+            .some((field) => field.type === "checkbox" ? field.checked !== field.defaultChecked : field.value !== field.defaultValue);
           const connect = () => {
             const keychain = new URLSearchParams(location.search).get("keychain") || "login";
             const socket = new WebSocket("ws://" + location.host + "/live?keychain=" + encodeURIComponent(keychain));

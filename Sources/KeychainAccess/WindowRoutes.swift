@@ -40,6 +40,7 @@ public struct WindowRoutes: Sendable {
         router.post("/reveal") { request, _ in try await reveal(request) }
         router.post("/lock") { request, _ in try await lock(request, unlock: false) }
         router.post("/unlock") { request, _ in try await lock(request, unlock: true) }
+        router.post("/settings") { request, _ in try await saveSettings(request) }
         router.post("/profiles/remove") { request, _ in try await removeProfile(request) }
         router.post("/import") { request, _ in try await importFile(request) }
         router.get("/assets/:name") { _, context in try WindowAssets.response(for: try context.parameters.require("name")) }
@@ -67,7 +68,11 @@ public struct WindowRoutes: Sendable {
             "categories": ItemCategory.allCases.map { ["id": $0.rawValue, "title": $0.title, "current": $0 == category] },
         ]
         if let locked = current.locked {
-            context["keychain"] = ["id": current.id, "name": current.name, "locked": locked, "unlocked": !locked]
+            let settings = directory.settings(of: current)
+            context["keychain"] = [
+                "id": current.id, "name": current.name, "locked": locked, "unlocked": !locked, "minutes": settings.autoLockSeconds / 60,
+                "isFile": current.isFile, "lockOnSleep": settings.lockOnSleep,
+            ]
         }
         var notice = notice ?? request.uri.queryParameters["notice"].map(String.init)
         var failure = error
@@ -263,6 +268,22 @@ public struct WindowRoutes: Sendable {
             }
             activity.changed()
             return Response.redirect(to: "/?keychain=\(keychain.id)&notice=\(unlock ? "Unlocked" : "Locked")%20%E2%80%9C\(Self.percent(keychain.name))%E2%80%9D.", type: .normal)
+        } catch {
+            return page(Self.with(request, keychain: keychain.id), view: .list, error: error)
+        }
+    }
+
+    /// Edit > Change Settings for Keychain: lock after N minutes of inactivity, and (file
+    /// keychains) lock when sleeping.
+    func saveSettings(_ request: Request) async throws -> Response {
+        let form = try await fields(request)
+        let keychain = keychain(form.value("keychain"))
+        do throws(KeychainError) {
+            guard let minutes = UInt32(form.value("minutes") ?? "0"), minutes <= 10080 else {
+                throw KeychainError(status: .param, message: "minutes must be a whole number up to 10080 (a week)")
+            }
+            try directory.setSettings(of: keychain, KeychainSettings(autoLockSeconds: minutes * 60, lockOnSleep: form.value("sleep") == "yes"))
+            return Response.redirect(to: "/?keychain=\(keychain.id)&notice=Settings%20saved.", type: .normal)
         } catch {
             return page(Self.with(request, keychain: keychain.id), view: .list, error: error)
         }

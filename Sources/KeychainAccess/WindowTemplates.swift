@@ -69,6 +69,12 @@ enum WindowTemplates {
             <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="keychain" value="{{id}}">
             <span>The keychain “{{name}}” is unlocked.</span> <button type="submit" id="lock">Lock “{{name}}”</button>
           </form>
+          <form method="post" action="/settings" class="inline">
+            <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="keychain" value="{{id}}">
+            <label>Lock after <input type="number" name="minutes" id="lock-minutes" min="0" max="10080" value="{{minutes}}"> minutes of inactivity (0: never)</label>
+            {{#isFile}}<label><input type="checkbox" name="sleep" value="yes" id="lock-on-sleep"{{#lockOnSleep}} checked{{/lockOnSleep}}> Lock when sleeping</label>{{/isFile}}
+            <button type="submit" id="save-settings">Save Settings</button>
+          </form>
           {{/unlocked}}
         </section>
         {{/keychain}}

@@ -81,9 +81,13 @@ import Testing
         try #require(installed.status == 0, "\(installed.stdout)\(installed.stderr)")
         let manifest = try String(contentsOfFile: prefix + "/share/trousseau/install-manifest", encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(Set(manifest).isSuperset(of: ["bin/security", "libexec/trousseau/securityd", "libexec/trousseau/trousseau-enclave", "libexec/trousseau/trousseau-sync-agent",
-            "lib/systemd/user/trousseau-securityd.socket", "lib/systemd/user/trousseau-securityd.service"]))
+            "lib/systemd/user/trousseau-securityd.socket", "lib/systemd/user/trousseau-securityd.service", "bin/keychain-access",
+            "share/applications/trousseau-keychain-access.desktop", "share/icons/hicolor/scalable/apps/trousseau-keychain-access.svg"]))
+        // The window is in the desktop's menu, naming the installed program.
+        let entry = try String(contentsOfFile: prefix + "/share/applications/trousseau-keychain-access.desktop", encoding: .utf8)
+        #expect(entry.contains("\nExec=\(prefix)/bin/keychain-access\n") && entry.contains("\nIcon=trousseau-keychain-access\n"))
         // The installed programs are release builds: no test hook, and securityd without the keybag.
-        for program in ["bin/security", "libexec/trousseau/securityd", "libexec/trousseau/trousseau-enclave", "libexec/trousseau/trousseau-sync-agent"] {
+        for program in ["bin/security", "bin/keychain-access", "libexec/trousseau/securityd", "libexec/trousseau/trousseau-enclave", "libexec/trousseau/trousseau-sync-agent"] {
             #expect(try BinaryMarkers.found(BinaryMarkers.testHooks, in: prefix + "/" + program) == [], "\(program) carries test hooks")
         }
         #expect(try BinaryMarkers.found(BinaryMarkers.keybag, in: prefix + "/libexec/trousseau/securityd") == [])

@@ -87,7 +87,9 @@ final class Chromium: @unchecked Sendable {
             guard count > 0 else { throw Failure("chromium went away (\(method))") }
             written += count
         }
+        let deadline = Date().addingTimeInterval(30)
         while true {
+            guard Date() < deadline else { throw Failure("chromium did not answer \(method) within 30 s") }
             let answer = try readMessage(method)
             guard answer["id"] as? Int == nextID else { continue }  // an event, or an older answer
             if let error = answer["error"] { throw Failure("\(method): \(error)") }
@@ -150,7 +152,9 @@ final class Chromium: @unchecked Sendable {
                 if (try? evaluate("!!(\(expression))")) as? Bool == true { return }
                 usleep(50_000)
             }
-            throw Failure("timed out waiting for \(expression)")
+            // What the page said instead, for the log (test pages hold no real secret).
+            let shown = (try? evaluate("location.href + ': ' + (document.body?.innerText ?? '').replace(/\\s+/g, ' ').slice(0, 600)")) as? String ?? "?"
+            throw Failure("timed out waiting for \(expression); the page: \(shown)")
         }
 
         /// Clicks the element as a person would: its centre, with the mouse.

@@ -120,6 +120,10 @@ final class KeychainAccessWindowTests {
         try page.click("#unlock")
         try page.wait("document.querySelector('#lock')")
         #expect(try security("find-generic-password", "-s", "github.com", "-w").status == 0)
+        try page.type("#lock-minutes", "5")
+        try page.click("#save-settings")
+        try page.wait("document.querySelector('#banner').textContent.includes('Settings saved')")
+        #expect(try security("show-keychain-info").stderr.contains("timeout=300s"))
 
         // A certificate set to Never Trust: `security verify-cert` then fails.
         try page.navigate(window.origin + "/?keychain=login&category=certificates")
