@@ -460,7 +460,7 @@ let package = Package(
             dependencies: [
                 "KeychainClient", "KeychainModel", "KeychainCrypto", "KeychainProtocol", "KeychainSystem", "KeychainTestSupport",
                 "KeychainServer", "securityd", "trousseau-enclave", "trousseau-sync-agent", "SecurityTool",
-                "keychain-probe", "keychain-bench", "CodeSigning",
+                "keychain-probe", "keychain-bench", "keychain-access", "CodeSigning",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -26,6 +26,7 @@ struct BenchRun {
         report.keys.append(try TrustOperation.measure(count: max(plan.keySamples / 4, 1)))
         report.keys += try FileKeychainOperations.measure(keychain, count: max(plan.keySamples / 4, 1))
         report.keys.append(try ProfileOperations.measure(keychain, security: products.security, count: max(plan.keySamples / 20, 1)))
+        report.keys += try WindowOperations.measure(daemon: products.securityd, security: products.security, directory: keychain.directory, count: max(plan.keySamples / 10, 1))
         output.line("")
         output.line(Table.keys(report.keys))
         report.targets = Targets.evaluate(report)

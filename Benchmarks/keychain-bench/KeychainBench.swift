@@ -54,6 +54,9 @@ struct KeychainBench: ParsableCommand {
         help: "Instead: the Secret Service against gnome-keyring on one private bus (lookups, Ping, CreateItem, secret-tool lookup).")
     var secretService = false
 
+    @Flag(name: .long, help: "Instead: only the Keychain Access window's rows (keychain-access's list page and Show password, beside their floors).")
+    var window = false
+
     @Flag(name: .long, help: "Instead: trousseau-syncd on SQLite (and on PostgreSQL with --postgres): batches, and a change visible to another device by hint and by polling.")
     var sync = false
 
@@ -126,6 +129,13 @@ struct KeychainBench: ParsableCommand {
             let output = Output()
             output.line("keychain-bench --sync-scale\(smoke ? " (smoke run: figures mean nothing)" : "")")
             report.syncScale = try SyncScaleBench(plan: smoke ? .smoke : .full, postgres: postgres, output: output).run()
+        } else if window {
+            let output = Output()
+            output.line("keychain-bench --window\(smoke ? " (smoke run: figures mean nothing)" : "")")
+            report.keys = try WindowOperations.measure(
+                daemon: products.securityd, security: products.security, directory: keychain.directory, count: smoke ? 20 : max(plan.keySamples / 10, 1))
+            output.line("")
+            output.line(Table.keys(report.keys))
         } else if secretService {
             report.secretService = try measureSecretService(products: products, keychain: keychain)
             report.targets = Targets.secretService(report.secretService)
