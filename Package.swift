@@ -411,7 +411,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KeychainAccessTests",
-            dependencies: ["KeychainTestSupport", "keychain-access", "securityd", "trousseau-enclave", "SecurityTool"]
+            dependencies: ["KeychainAccess", "KeychainTestSupport", "keychain-access", "securityd", "trousseau-enclave", "SecurityTool"]
         ),
         .testTarget(
             name: "SecretServiceTests",

@@ -4,6 +4,8 @@ import Hummingbird
 
 /// Every request passes here first, in this order (docs/SECURITY.md, "Keychain Access"):
 ///
+/// 0. The connection must come from a process of this user (``LoopbackPeer``): the cookie
+///    alone does not prove that, since browsers send it to every port of 127.0.0.1 — 403.
 /// 1. `Host` must be the window's own address (127.0.0.1 or localhost, its port): anything
 ///    else is DNS rebinding or a proxy — 421, nothing done.
 /// 2. `GET /login?token=` exchanges the one-time token for the session cookie (once).
@@ -16,7 +18,9 @@ import Hummingbird
 /// only the binary's own script and style and no framing, `Cache-Control: no-store`,
 /// `Referrer-Policy: same-origin` (with `no-referrer` Chromium sends `Origin: null` on the
 /// page's own form posts), and `X-Content-Type-Options: nosniff`.
-struct AccessGuard<Context: RequestContext>: RouterMiddleware {
+struct AccessGuard: RouterMiddleware {
+    typealias Context = WindowRequestContext
+
     let session: AccessSession
     let activity: WindowActivity
 
@@ -30,6 +34,9 @@ struct AccessGuard<Context: RequestContext>: RouterMiddleware {
     }
 
     private func check(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard LoopbackPeer.isOwnUser(peerPort: context.peerPort, port: session.port) else {
+            return Self.refusal(.forbidden, "This window is another user's.")
+        }
         guard let host = request.head.authority, session.isOwnHost(host) else {
             return Self.refusal(.misdirectedRequest, "This window answers only at its own address.")
         }

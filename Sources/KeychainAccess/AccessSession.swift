@@ -18,6 +18,8 @@ public final class AccessSession: Sendable {
     /// `X-CSRF-Token` header), 256 random bits.
     let csrf: String
     private let launchToken: BlockingMutex<String?>
+    /// The redirect file, removed once its token is used.
+    private let redirectFile = BlockingMutex<String?>(nil)
 
     /// The name of the session cookie.
     static let cookieName = "keychain-access"
@@ -45,6 +47,7 @@ public final class AccessSession: Sendable {
         launchToken.withLock { token in
             guard let expected = token, Self.constantTimeEqual(Array(presented.utf8), Array(expected.utf8)) else { return false }
             token = nil
+            if let file = redirectFile.withLock({ $0 }) { unlink(file) }
             return true
         }
     }
@@ -94,6 +97,12 @@ public final class AccessSession: Sendable {
         if mkdir(directory, 0o700) != 0, errno != EEXIST {
             throw KeychainError(status: .io, message: "cannot make \(directory): \(String(cString: strerror(errno)))")
         }
+        // Another user may have made it first (a /tmp fallback): it must be ours, ours alone,
+        // and not a link elsewhere.
+        var info = stat()
+        guard lstat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid(), info.st_mode & 0o077 == 0 else {
+            throw KeychainError(status: .io, message: "\(directory) is not a directory of this user's alone")
+        }
         let path = directory + "/keychain-access-\(getpid()).html"
         let url = launchURL(token: token)
         let page = """
@@ -111,6 +120,7 @@ public final class AccessSession: Sendable {
         guard bytes.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == bytes.count else {
             throw KeychainError(status: .io, message: "cannot write \(path)")
         }
+        redirectFile.withLock { $0 = path }
         return path
     }
 }

@@ -10,7 +10,8 @@ import KeychainSystem
 struct WindowKeychain: Sendable {
     enum Kind: Sendable { case login, file(String), systemRoots }
 
-    /// What URLs name: `login`, `roots`, or `file-` and the index on the search list.
+    /// What URLs name: `login`, `roots`, or `file-` and 16 hex digits of SHA-256 of its path
+    /// (stable while the search list changes).
     let id: String
     let name: String
     let kind: Kind
@@ -36,11 +37,11 @@ public final class KeychainDirectory: Sendable {
     func keychains() -> [WindowKeychain] {
         var keychains = [WindowKeychain(id: "login", name: "login", kind: .login, locked: loginLocked())]
         let list = (try? KeychainSearchList(home: paths.home, loginPath: paths.database).list()) ?? []
-        for (index, path) in list.enumerated() where path != paths.database {
+        for path in list where path != paths.database {
             guard case .file(let file) = KeychainName.listed(path, paths) else { continue }
             let locked = (try? call(Service.KeychainInfo(path: file))).map { !$0.unlocked }
             let name = String(file.split(separator: "/").last ?? Substring(file))
-            keychains.append(WindowKeychain(id: "file-\(index)", name: name.hasSuffix(".keychain-db") ? String(name.dropLast(12)) : name, kind: .file(file), locked: locked))
+            keychains.append(WindowKeychain(id: "file-" + Self.hex(SHA256.hash(data: Data(file.utf8)).prefix(8)), name: name.hasSuffix(".keychain-db") ? String(name.dropLast(12)) : name, kind: .file(file), locked: locked))
         }
         keychains.append(WindowKeychain(id: "roots", name: "System Roots", kind: .systemRoots, locked: nil))
         return keychains
@@ -116,6 +117,33 @@ public final class KeychainDirectory: Sendable {
             throw KeychainError(status: .itemNotFound, message: "the item has no secret")
         }
         return data
+    }
+
+    /// Every password's secret by item id, in one request per password class: the keychain
+    /// password is checked once per request, so a wrong one counts once (not once per item).
+    func secrets(in keychain: WindowKeychain, passcode: SecretBytes?) throws(KeychainError) -> [String: Data] {
+        var secrets: [String: Data] = [:]
+        for itemClass in [SecName.kSecClassGenericPassword, SecName.kSecClassInternetPassword] {
+            var query: [String: KeychainValue] = [
+                QueryKey.itemClass: .string(itemClass), QueryKey.matchLimit: .string(SecName.kSecMatchLimitAll),
+                QueryKey.returnData: .bool(true), QueryKey.returnPersistentRef: .bool(true),
+                SecName.kSecAttrSynchronizable: .string(QueryKey.synchronizableAny),
+            ]
+            scope(&query, to: keychain)
+            let found: KeychainValue?
+            do {
+                found = try call(Service.CopyMatching(query), presence: passcode)
+            } catch where error.status == .itemNotFound {
+                continue
+            }
+            guard case .array(let values)? = found else { continue }
+            for case .dictionary(let result) in values {
+                if let reference = result[QueryKey.valuePersistentRef]?.dataValue, let data = result[QueryKey.valueData]?.dataValue {
+                    secrets[Self.hex(reference)] = data
+                }
+            }
+        }
+        return secrets
     }
 
     /// Adds a password item or a secure note (a generic password of type 'note', as macOS).

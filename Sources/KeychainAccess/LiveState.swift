@@ -41,16 +41,15 @@ public enum LiveState {
     /// How often the state is read while a page is open.
     static let interval = Duration.milliseconds(1000)
 
-    public static func router(session: AccessSession, directory: KeychainDirectory, activity: WindowActivity) -> Router<BasicWebSocketRequestContext> {
-        let router = Router(context: BasicWebSocketRequestContext.self)
-        router.ws("live") { request, _ in
-            guard let host = request.head.authority, session.isOwnHost(host),
+    public static func router(session: AccessSession, directory: KeychainDirectory, activity: WindowActivity) -> Router<WindowRequestContext> {
+        let router = Router(context: WindowRequestContext.self)
+        router.ws("live") { request, context in
+            guard LoopbackPeer.isOwnUser(peerPort: context.peerPort, port: session.port), let host = request.head.authority, session.isOwnHost(host),
                 let origin = request.headers[.origin], session.isOwnOrigin(origin),
                 session.isSessionCookie(request.cookies[AccessSession.cookieName]?.value)
             else { return .dontUpgrade }
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, context in
-            let keychainID = context.request.uri.queryParameters["keychain"].map(String.init) ?? "login"
             activity.pageOpened()
             defer { activity.pageClosed() }
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -60,7 +59,7 @@ public enum LiveState {
                 group.addTask {
                     var last = ""
                     while !Task.isCancelled {
-                        let message = snapshot(directory, keychainID: keychainID)
+                        let message = snapshot(directory)
                         if message != last {
                             try await outbound.write(.text(message))
                             last = message
@@ -75,22 +74,20 @@ public enum LiveState {
         return router
     }
 
-    /// `{"generation":"…"}`, or `{"offline":"…"}` while securityd cannot be reached.
-    static func snapshot(_ directory: KeychainDirectory, keychainID: String) -> String {
+    /// `{"generation":"…"}`, or `{"offline":"…"}` while securityd cannot be reached. Reads
+    /// no item: reading decrypts, and would keep the keychain from locking after its timeout.
+    static func snapshot(_ directory: KeychainDirectory) -> String {
         let keychains = directory.keychains()
-        guard keychains.first?.locked != nil else { return #"{"offline":"securityd cannot be reached"}"# }
-        let current = keychains.first { $0.id == keychainID } ?? keychains[0]
-        let items = current.locked == true || current.isReadOnly ? [] : ((try? directory.items(in: current)) ?? [])
-        return #"{"generation":""# + generation(of: keychains, items: items) + #""}"#
+        guard keychains.first?.locked != nil, let changes = try? directory.status().changeCount else {
+            return #"{"offline":"securityd cannot be reached"}"#
+        }
+        return #"{"generation":""# + generation(of: keychains, changes: changes) + #""}"#
     }
 
-    /// A digest of what the page shows: each keychain's lock state, and the current one's
-    /// items (identity and modification date).
-    static func generation(of keychains: [WindowKeychain], items: [WindowItem]) -> String {
-        var text = keychains.map { "\($0.id)=\($0.locked.map { $0 ? "locked" : "unlocked" } ?? "-")" }.joined(separator: ",")
-        for item in items.sorted(by: { $0.id < $1.id }) {
-            text += ";\(item.id)@\(item.modified?.timeIntervalSince1970 ?? 0)"
-        }
+    /// A digest of what the page shows: each keychain's lock state, and securityd's count of
+    /// committed writes (an item added, changed or removed by any program).
+    static func generation(of keychains: [WindowKeychain], changes: UInt64) -> String {
+        let text = keychains.map { "\($0.id)=\($0.locked.map { $0 ? "locked" : "unlocked" } ?? "-")" }.joined(separator: ",") + ";\(changes)"
         return KeychainDirectory.hex(SHA256.hash(data: Data(text.utf8)).prefix(12))
     }
 }

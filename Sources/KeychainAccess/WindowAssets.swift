@@ -196,8 +196,10 @@ enum WindowAssets {
           }
 
           // Live state: reload when the keychain changed elsewhere (unless the user is typing).
-          const busy = () => (dialog && dialog.open) || Array.from(document.querySelectorAll("input:not([type=hidden]):not([type=search]),textarea"))
-            .some((field) => field.type === "checkbox" ? field.checked !== field.defaultChecked : field.value !== field.defaultValue);
+          const busy = () => (dialog && dialog.open) || (search && search.value) ||
+            Array.from(document.querySelectorAll("input:not([type=hidden]):not([type=search]),textarea"))
+              .some((field) => field.type === "checkbox" ? field.checked !== field.defaultChecked : field.value !== field.defaultValue) ||
+            Array.from(document.querySelectorAll("select")).some((select) => Array.from(select.options).some((option) => option.selected !== option.defaultSelected));
           const connect = () => {
             const keychain = new URLSearchParams(location.search).get("keychain") || "login";
             const socket = new WebSocket("ws://" + location.host + "/live?keychain=" + encodeURIComponent(keychain));

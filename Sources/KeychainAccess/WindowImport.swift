@@ -24,21 +24,15 @@ struct WindowImport {
             }
         // A certificate already there (a CA that came with an earlier identity) is passed
         // over, as Keychain Access does, instead of failing the whole file.
-        var present = 0
-        var counts = try items.add(extractable: true) { (request) throws(KeychainError) in
+        let counts = try items.add(extractable: true, passingOverPresent: true) { (request) throws(KeychainError) in
             var request = request
             if case .file(let path) = keychain.kind { request.attributes[SecName.kSecUseKeychain] = .string(path) }
-            do throws(KeychainError) {
-                _ = try directory.call(request)
-            } catch where error == .duplicateItem && request.attributes[QueryKey.itemClass] == .string(SecName.kSecClassCertificate) {
-                present += 1
-            }
+            _ = try directory.call(request)
         }
-        counts.certificates -= min(present, counts.certificates)
         let parts: [String] = [(counts.identities, "identity", "identities"), (counts.keys, "key", "keys"), (counts.certificates, "certificate", "certificates")]
             .filter { $0.0 > 0 }.map { (count: Int, one: String, many: String) in "\(count) \(count > 1 ? many : one)" }
         var summary = parts.isEmpty ? "Nothing new to import." : parts.joined(separator: ", ") + " imported."
-        if present > 0 { summary += " \(present) certificate\(present > 1 ? "s were" : " was") already in the keychain." }
+        if counts.present > 0 { summary += " \(counts.present) certificate\(counts.present > 1 ? "s were" : " was") already in the keychain." }
         return summary
     }
 }

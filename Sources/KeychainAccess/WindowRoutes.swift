@@ -22,8 +22,8 @@ public struct WindowRoutes: Sendable {
         self.activity = activity
     }
 
-    public func router() -> Router<BasicWebSocketRequestContext> {
-        let router = Router(context: BasicWebSocketRequestContext.self)
+    public func router() -> Router<WindowRequestContext> {
+        let router = Router(context: WindowRequestContext.self)
         router.add(middleware: AccessGuard(session: session, activity: activity))
         router.get("/") { request, _ in page(request, view: .list) }
         router.get("/item/:id") { request, context in page(request, view: .item(try context.parameters.require("id"))) }
@@ -76,6 +76,8 @@ public struct WindowRoutes: Sendable {
         }
         var notice = notice ?? request.uri.queryParameters["notice"].map(String.init)
         var failure = error
+        // Read before the items: a write in between shows as a change, never as none.
+        let changes = (try? directory.status().changeCount) ?? 0
         let items: [WindowItem]
         do throws(KeychainError) {
             items = current.locked == true ? [] : try directory.items(in: current)
@@ -131,7 +133,7 @@ public struct WindowRoutes: Sendable {
         if let notice { context["notice"] = notice }
         if let failure { context["error"] = Self.describe(failure) }
         // A page a POST rendered (a refused change) must not reload itself: that would post again.
-        context["generation"] = request.method == .post ? "" : LiveState.generation(of: keychains, items: current.isReadOnly ? [] : items)
+        context["generation"] = request.method == .post ? "" : LiveState.generation(of: keychains, changes: changes)
         return html(WindowTemplates.render(context))
     }
 
@@ -199,12 +201,14 @@ public struct WindowRoutes: Sendable {
 
     func save(_ request: Request, id: String?) async throws -> Response {
         let form = try await fields(request)
-        let keychain = keychain(form.value("keychain"))
+        let keychain = try keychain(form.value("keychain"))
         let isNote = form.value("kind") == "note"
         guard let name = form.value("name") else {
             return page(request, view: id.map { .edit($0) } ?? .new(isNote), error: KeychainError(status: .param, message: "the item needs a name"))
         }
-        var attributes: [String: KeychainValue] = [SecName.kSecAttrLabel: .string(name), SecName.kSecAttrService: .string(name)]
+        // The label is the name shown; the service (a generic password's, part of its primary
+        // key, the owning app's name for it) is set on adding only.
+        var attributes: [String: KeychainValue] = [SecName.kSecAttrLabel: .string(name)]
         attributes[SecName.kSecAttrComment] = .string(form.value("comment") ?? "")
         if !isNote { attributes[SecName.kSecAttrAccount] = .string(form.value("account") ?? "") }
         if let secret = form.secret("secret") { attributes[QueryKey.valueData] = .data(secret.withUnsafeBytes { Data($0) }) }
@@ -215,6 +219,7 @@ public struct WindowRoutes: Sendable {
             }
             guard attributes[QueryKey.valueData] != nil else { throw KeychainError(status: .param, message: "the item needs a \(isNote ? "note" : "password")") }
             attributes[QueryKey.itemClass] = .string(SecName.kSecClassGenericPassword)
+            attributes[SecName.kSecAttrService] = .string(name)
             if isNote {
                 attributes[SecName.kSecAttrType] = .number(WindowItem.noteType)
                 attributes[SecName.kSecAttrDescription] = .string("secure note")
@@ -229,7 +234,7 @@ public struct WindowRoutes: Sendable {
 
     func delete(_ request: Request, id: String) async throws -> Response {
         let form = try await fields(request)
-        let keychain = keychain(form.value("keychain"))
+        let keychain = try keychain(form.value("keychain"))
         guard form.value("confirm") == "yes" else {
             return page(request, view: .item(id), error: KeychainError(status: .param, message: "tick the box to confirm the deletion"))
         }
@@ -243,7 +248,7 @@ public struct WindowRoutes: Sendable {
 
     func setTrust(_ request: Request, id: String) async throws -> Response {
         let form = try await fields(request)
-        let keychain = keychain(form.value("keychain"))
+        let keychain = try keychain(form.value("keychain"))
         let choice = form.value("trust").flatMap(TrustChoice.init(rawValue:))
         do throws(KeychainError) {
             let items = try directory.items(in: keychain)
@@ -259,7 +264,7 @@ public struct WindowRoutes: Sendable {
 
     func lock(_ request: Request, unlock: Bool) async throws -> Response {
         let form = try await fields(request)
-        let keychain = keychain(form.value("keychain"))
+        let keychain = try keychain(form.value("keychain"))
         do throws(KeychainError) {
             if unlock {
                 try directory.unlock(keychain, password: form.secret("password") ?? SecretBytes([]))
@@ -277,7 +282,7 @@ public struct WindowRoutes: Sendable {
     /// keychains) lock when sleeping.
     func saveSettings(_ request: Request) async throws -> Response {
         let form = try await fields(request)
-        let keychain = keychain(form.value("keychain"))
+        let keychain = try keychain(form.value("keychain"))
         do throws(KeychainError) {
             guard let minutes = UInt32(form.value("minutes") ?? "0"), minutes <= 10080 else {
                 throw KeychainError(status: .param, message: "minutes must be a whole number up to 10080 (a week)")
@@ -307,7 +312,7 @@ public struct WindowRoutes: Sendable {
     /// counted by its throttle. Never cached, never logged.
     func reveal(_ request: Request) async throws -> Response {
         let form = try await fields(request)
-        let keychain = keychain(form.value("keychain"))
+        let keychain = try keychain(form.value("keychain"))
         do throws(KeychainError) {
             guard let id = form.value("id") else { throw KeychainError(status: .param, message: "which item?") }
             let passcode = form.secret("passcode")
@@ -327,7 +332,7 @@ public struct WindowRoutes: Sendable {
     func importFile(_ request: Request) async throws -> Response {
         var request = request
         let body = try await request.collectBody(upTo: WindowImport.fileLimit)
-        let keychain = keychain(request.uri.queryParameters["keychain"].map(String.init))
+        let keychain = try keychain(request.uri.queryParameters["keychain"].map(String.init))
         let passphrase = request.headers[.importPassphrase].flatMap { $0.removingPercentEncoding }.map { SecretBytes($0.utf8) } ?? SecretBytes([])
         do throws(KeychainError) {
             let summary = try WindowImport(directory: directory, keychain: keychain).importFile(Data(buffer: body), passphrase: passphrase)
@@ -340,7 +345,7 @@ public struct WindowRoutes: Sendable {
 
     func checkHealth(_ request: Request) async throws -> Response {
         let form = try await fields(request)
-        let keychain = keychain(form.value("keychain"))
+        let keychain = try keychain(form.value("keychain"))
         let request = Self.with(request, keychain: keychain.id)
         do throws(KeychainError) {
             let items = try directory.items(in: keychain)
@@ -348,10 +353,8 @@ public struct WindowRoutes: Sendable {
             if passcode == nil, try directory.status().hasPasscode {
                 throw KeychainError(status: .authFailed, message: "enter the keychain password")
             }
-            var secrets: [String: Data] = [:]
-            for item in items where item.hasSecret && !item.isNote {
-                secrets[item.id] = try? directory.secret(of: item.id, in: keychain, passcode: passcode)
-            }
+            let notes = Set(items.filter(\.isNote).map(\.id))
+            let secrets = try directory.secrets(in: keychain, passcode: passcode).filter { !notes.contains($0.key) }
             return page(request, view: .health(HealthReport(items: items, secrets: secrets)))
         } catch {
             return page(request, view: .health(nil), error: error)
@@ -360,14 +363,22 @@ public struct WindowRoutes: Sendable {
 
     // MARK: Helpers
 
-    func keychain(_ id: String?) -> WindowKeychain {
+    /// The keychain a form names (login when it names none).
+    ///
+    /// - Throws: 400 with errSecNoSuchKeychain's message for a name that is none of the sidebar's (a file keychain
+    ///   taken off the search list since the page was shown): never another keychain instead.
+    func keychain(_ id: String?) throws -> WindowKeychain {
         let keychains = directory.keychains()
-        return keychains.first { $0.id == id } ?? keychains[0]
+        guard let id else { return keychains[0] }
+        guard let keychain = keychains.first(where: { $0.id == id }) else {
+            throw HTTPError(.badRequest, message: KeychainError.appleMessage(for: .noSuchKeychain) + " (it is no longer on the search list)")
+        }
+        return keychain
     }
 
     func fields(_ request: Request) async throws -> FormFields {
         var request = request
-        return FormFields(try await request.collectBody(upTo: AccessGuard<BasicWebSocketRequestContext>.formLimit))
+        return FormFields(try await request.collectBody(upTo: AccessGuard.formLimit))
     }
 
     func html(_ text: String) -> Response {

@@ -1,11 +1,33 @@
 import Mustache
 
-/// The window's one page, as a Mustache template: `{{name}}` escapes HTML (`& < > " '`), and
+/// HTML escaping by Unicode scalar: swift-mustache's own escapes by `Character`, so a quote
+/// followed by a combining mark (one Character, not `"`) went out as a bare quote — an item's
+/// name could close an attribute.
+struct ScalarHTML: MustacheContentType {
+    func escapeText(_ text: String) -> String {
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "<": escaped.append(contentsOf: "&lt;".unicodeScalars)
+            case ">": escaped.append(contentsOf: "&gt;".unicodeScalars)
+            case "&": escaped.append(contentsOf: "&amp;".unicodeScalars)
+            case "\"": escaped.append(contentsOf: "&quot;".unicodeScalars)
+            case "'": escaped.append(contentsOf: "&#39;".unicodeScalars)
+            default: escaped.append(scalar)
+            }
+        }
+        return String(escaped)
+    }
+}
+
+/// The window's one page, as a Mustache template: `{{name}}` escapes HTML (`& < > " '`, by
+/// Unicode scalar: ``ScalarHTML``), and
 /// no value is ever put in with `{{{…}}}`. Its sections are the views: the list, an item,
 /// the editor, the profiles, the import, the health report. No inline script or style:
 /// the content security policy forbids them; `/assets/app.js` does what needs script.
 enum WindowTemplates {
     static let library: MustacheLibrary = {
+        MustacheContentTypes.register(ScalarHTML(), named: "SCALAR_HTML")
         var library = MustacheLibrary()
         // A template that does not parse is a bug found by the first test that renders it.
         try! library.register(MustacheTemplate(string: page), named: "page")
@@ -17,7 +39,7 @@ enum WindowTemplates {
     }
 
     static let page = """
-        <!doctype html>
+        {{% CONTENT_TYPE: SCALAR_HTML }}<!doctype html>
         <html lang="en">
         <head>
         <meta charset="utf-8">

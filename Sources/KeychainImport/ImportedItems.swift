@@ -19,6 +19,8 @@ public struct ImportedItems: Sendable {
         public var identities = 0
         public var keys = 0
         public var certificates = 0
+        /// Certificates passed over because they were there already.
+        public var present = 0
     }
 
     /// A DER `PFX`: a SEQUENCE whose first element is INTEGER 3.
@@ -75,7 +77,11 @@ public struct ImportedItems: Sendable {
     /// Adds what the file holds through `add` (a `Service.Add` sent the caller's way): each key
     /// with the certificate of its public key as an identity (the certificate may be there
     /// already; both being there is a duplicate), the other keys and certificates alone.
-    public func add(extractable: Bool, using add: (Service.Add) throws(KeychainError) -> Void) throws(KeychainError) -> Counts {
+    /// - Parameter passingOverPresent: a certificate (not an identity's) already in the
+    ///   keychain is counted as present instead of failing with errSecDuplicateItem.
+    public func add(
+        extractable: Bool, passingOverPresent: Bool = false, using add: (Service.Add) throws(KeychainError) -> Void
+    ) throws(KeychainError) -> Counts {
         var counts = Counts()
         var paired = Set<Int>()
         for key in keys {
@@ -104,8 +110,12 @@ public struct ImportedItems: Sendable {
             counts.identities += 1
         }
         for (index, certificate) in certificates.enumerated() where !paired.contains(index) {
-            try add(Service.Add(certificate.itemAttributes))
-            counts.certificates += 1
+            do {
+                try add(Service.Add(certificate.itemAttributes))
+                counts.certificates += 1
+            } catch where error == .duplicateItem && passingOverPresent {
+                counts.present += 1
+            }
         }
         return counts
     }

@@ -33,6 +33,9 @@ final class FileKeychains: Sendable {
     private let directory: String
     private let open = BlockingMutex<[String: Open]>([:])
 
+    /// The open file keychains' committed writes, summed (``KeychainStore/changeCount``).
+    var changeCount: UInt64 { open.withLock { $0.values.reduce(0) { $0 &+ ($1.store?.changeCount ?? 0) } } }
+
     init(enclave: EnclaveClient, directory: String) {
         self.enclave = enclave
         self.directory = directory

@@ -22,6 +22,7 @@ public final class KeychainStore: Sendable {
     let blindIndex: BlindIndex
     let statements = StatementCache()
     let groupCommit = GroupCommit()
+    private let writes = BlockingMutex<UInt64>(0)
     let checkpointingWrites: Bool
     /// Fired after a commit that queued a change for sync.
     public let syncChanges = SyncChangeSignal()
@@ -111,6 +112,11 @@ public final class KeychainStore: Sendable {
         try delete(ItemQuery(query, for: .delete), caller: caller)
     }
 
+    /// Write transactions committed since the store was opened: what a client showing items
+    /// compares to know they changed, without reading them (reading decrypts, which keeps the
+    /// keychain from locking itself after its timeout).
+    public var changeCount: UInt64 { writes.withLock { $0 } }
+
     // MARK: - Helpers shared by the operations
 
     /// Runs a database write in a transaction (shared with concurrent writes: group
@@ -119,6 +125,7 @@ public final class KeychainStore: Sendable {
         defer { releaseStatementsWhenTooMany() }
         do {
             let result = try groupCommit.write(database, body)
+            writes.withLock { $0 &+= 1 }
             if checkpointingWrites { try database.writeWithoutTransaction { _ = try $0.checkpoint(.truncate) } }
             return result
         } catch {

@@ -30,6 +30,10 @@ struct KeychainAccessCommand: AsyncParsableCommand {
     @Option(help: "Exit when no page has been open for this many seconds.")
     var linger = 120
 
+    func validate() throws {
+        guard (1...86_400).contains(linger) else { throw ValidationError("--linger takes 1 to 86400 seconds") }
+    }
+
     func run() async throws {
         // No core file and no crash report may hold a revealed secret. Not non-dumpable:
         // securityd identifies its callers by /proc/PID/exe, which that would hide.

@@ -139,6 +139,16 @@ final class KeychainAccessAttackTests {
         #expect(try window.http("POST", delete, cookie: cookie, origin: window.origin, form: "confirm=yes&keychain=login").status == 403)
         #expect(try window.http("POST", delete, cookie: cookie, origin: window.origin, form: "confirm=yes&keychain=login&csrf=\(csrf.first == "0" ? "1" : "0")\(csrf.dropFirst())").status == 403)
         #expect(itemIsThere)
+        // Browsers send the cookie to every port of 127.0.0.1, another user's server too: with
+        // it, another user's process is still refused (the kernel says whose the socket is).
+        if getuid() == 0 {
+            let other = try CommandRunner.run(
+                executable: "/usr/bin/setpriv",
+                ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/curl", "-s", "-o", "/dev/null", "-w", "%{http_code}",
+                 "-H", "Cookie: keychain-access=\(cookie)", "http://127.0.0.1:\(window.port)/"], clearing: true)
+            #expect(other.stdout == "403", "another user with the cookie: \(other.stdout) \(other.stderr)")
+            #expect(try window.http("GET", "/", cookie: cookie).status == 200, "the user's own request still passes")
+        }
         // A reveal needs the keychain password, the right one, and is never cached.
         let reveal = "/reveal"
         let noPassword = try window.http("POST", reveal, cookie: cookie, origin: window.origin, form: "id=\(id)&keychain=login&csrf=\(csrf)")
@@ -194,12 +204,21 @@ final class KeychainAccessAttackTests {
         // Keychain Health: the reused password (and how weak it is not), by the password.
         try page.click("a.button", text: "Keychain Health")
         try page.wait("document.querySelector('#health-passcode')")
+        try page.type("#health-passcode", "0000")
+        try page.click("#check-health")
+        try page.wait("document.querySelector('p.error')")
+        #expect(try failedUnlocks() == "failed unlocks: 1", "a wrong password counts once, not once per item")
         try page.type("#health-passcode", passcode)
         try page.click("#check-health")
         try page.wait("document.querySelector('#health-title') && document.body.textContent.includes('Checked')")
         let report = try page.text("main")
         #expect(report.contains("Reused passwords") && report.contains("made elsewhere") && report.contains("github.com"), "\(report)")
         #expect(!report.contains("zebra"))
+
+        // An open page does not keep the keychain awake: it locks after its timeout.
+        #expect(try security("set-keychain-settings", "-t", "2").status == 0)
+        try page.navigate(window.origin + "/")
+        try page.wait("document.querySelector('#unlock-password')", timeout: 20)
 
         let profile = browser!.profile
         try page.close()

@@ -35,6 +35,7 @@ final class KeychainAccessWindowTests {
         let stored = try bus.secretTool("store", "--label=Wi-Fi at home", "service", "wifi", "user", "home", input: "ss-secret")
         try #require(stored.status == 0, "\(stored.stderr)")
         try #require(try security("add-generic-password", "-s", "github.com", "-a", "alice", "-w", "hunter2").status == 0)
+        try #require(try security("add-internet-password", "-s", "mail.example.org", "-a", "carol", "-r", "imap", "-w", "old-mail").status == 0)
         try #require(try security("add-trusted-cert", fixtures + "/signing-root.pem").status == 0)
         try #require(try security("import", fixtures + "/signing-root.pem").status == 0)
         try #require(try security("verify-cert", "-c", fixtures + "/signing.cer", "-p", "codeSign", "-q").status == 0)
@@ -108,6 +109,16 @@ final class KeychainAccessWindowTests {
         try page.click("#save")
         try page.wait("document.querySelector('#banner').textContent.includes('Saved')")
         #expect(try security("find-generic-password", "-s", "github.com", "-w").stdout == "correct horse battery staple\n")
+        // An Internet password (no service attribute) edited too; its server stays.
+        try page.navigate(window.origin + "/")
+        try page.click("#items tbody a", text: "mail.example.org")
+        try page.wait("document.querySelector('#item-title')")
+        try page.click("a.button", text: "Edit")
+        try page.wait("document.querySelector('#editor-title')")
+        try page.type("#secret-field", "new-mail")
+        try page.click("#save")
+        try page.wait("document.querySelector('#banner').textContent.includes('Saved')")
+        #expect(try security("find-internet-password", "-s", "mail.example.org", "-w").stdout == "new-mail\n")
 
         // Locked from the page: `security` is refused; unlocked from the page again.
         try page.navigate(window.origin + "/")

@@ -19,6 +19,9 @@ extension Service {
         public var failedUnlocks: UInt32
         /// Whether the enclave's memory is locked into RAM.
         public var memoryLocked: Bool
+        /// Writes committed to the keychain and its open file keychains since securityd
+        /// started: a client that shows items (the window) re-reads them when this changes.
+        public var changeCount: UInt64
     }
 
     /// Sets, changes (both given) or removes (`new` nil) the keychain passcode.

@@ -1,0 +1,44 @@
+import Foundation
+@testable import KeychainAccess
+import Testing
+
+/// The window's parts that need no process: escaping, the kernel's socket table, health.
+@Suite struct KeychainAccessUnitTests {
+    /// A quote followed by a combining mark is one Character but still a quote: escaped
+    /// (swift-mustache's own HTML escaping, by Character, let it through).
+    @Test func everyQuoteIsEscapedWhateverFollowsIt() {
+        let name = "x\"\u{301} autofocus onfocus=alert(1) '\u{301}<b>"
+        let page = WindowTemplates.render(["title": name, "csrf": "t", "keychainID": "login"])
+        #expect(!page.contains("\"\u{301}") && !page.contains("'\u{301}") && !page.contains("<b>"))
+        #expect(page.contains("x&quot;\u{301} autofocus"))
+    }
+
+    /// `/proc/net/tcp`: the socket from 127.0.0.1:40000 to 127.0.0.1:8080 is uid 1000's;
+    /// the listening socket and our own end are not it.
+    @Test func theOwnerOfALoopbackPeerIsReadFromTheKernelsTable() {
+        let table = """
+              sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+               0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 11 1 0 100 0 0 10 0
+               1: 0100007F:1F90 0100007F:9C40 01 00000000:00000000 00:00000000 00000000     0        0 12 1 0 20 4 30 10 -1
+               2: 0100007F:9C40 0100007F:1F90 01 00000000:00000000 00:00000000 00000000  1000        0 13 1 0 20 4 30 10 -1
+
+            """
+        #expect(LoopbackPeer.owner(in: table, peerPort: 40000, port: 8080) == 1000)
+        #expect(LoopbackPeer.owner(in: table, peerPort: 40001, port: 8080) == nil)
+        #expect(LoopbackPeer.owner(in: table, peerPort: 8080, port: 40000) == 0)
+    }
+
+    @Test func reusedAndWeakPasswordsAreFoundWithoutShowingThem() {
+        func item(_ id: String, _ name: String) -> WindowItem {
+            WindowItem(id: id, itemClass: "genp", attributes: ["labl": .string(name)], keychain: "login")
+        }
+        let report = HealthReport(
+            items: [item("a", "one"), item("b", "two"), item("c", "three")],
+            secrets: ["a": Data("hunter2".utf8), "b": Data("hunter2".utf8), "c": Data("vX9#qL2!mR7$wK4@".utf8)])
+        let titles = report.findings.map(\.title)
+        #expect(titles == ["Reused passwords", "Weak passwords"])
+        #expect(report.findings[0].entries.map(\.name) == ["one", "two"])
+        #expect(report.findings[1].entries.map(\.name) == ["one", "two"])
+        #expect(!report.findings.flatMap(\.entries).map(\.detail).joined().contains("hunter2"))
+    }
+}
