@@ -61,7 +61,7 @@ enum WindowTemplates {
           <label class="search"><span class="visually-hidden">Search</span><input type="search" id="search" placeholder="Search" autocomplete="off" aria-controls="items"></label>
         </header>
         <div id="banner" role="status" aria-live="polite">{{#notice}}<p class="notice">{{notice}}</p>{{/notice}}</div>
-        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        {{#error}}<p id="failure" class="error" role="alert">{{error}}</p>{{/error}}
         <p id="offline" class="error" role="alert" hidden>securityd cannot be reached. This page will recover when it is back.</p>
         <div class="layout">
         <nav aria-label="Keychains and categories">

@@ -206,7 +206,7 @@ final class KeychainAccessAttackTests {
         try page.wait("document.querySelector('#health-passcode')")
         try page.type("#health-passcode", "0000")
         try page.click("#check-health")
-        try page.wait("document.querySelector('p.error')")
+        try page.wait("document.querySelector('#failure')")
         #expect(try failedUnlocks() == "failed unlocks: 1", "a wrong password counts once, not once per item")
         try page.type("#health-passcode", passcode)
         try page.click("#check-health")
