@@ -100,24 +100,10 @@ final class KeychainAccessWindowTests {
         try page.wait("document.querySelector('#banner').textContent.includes('Added')")
         #expect(try security("find-generic-password", "-s", "Server notes", "-w").stdout == "rack 4, shelf 2\n")
         #expect(try page.text("#items tbody td:nth-child(2)") == "secure note")
-        try page.navigate(window.origin + "/")
-        try page.click("#items tbody a", text: "github.com")
-        try page.wait("document.querySelector('#item-title')")
-        try page.click("a.button", text: "Edit")
-        try page.wait("document.querySelector('#editor-title')")
-        try page.type("#secret-field", "correct horse battery staple")
-        try page.click("#save")
-        try page.wait("document.querySelector('#banner').textContent.includes('Saved')")
+        try edit(page, at: window.origin, item: "github.com", secret: "correct horse battery staple")
         #expect(try security("find-generic-password", "-s", "github.com", "-w").stdout == "correct horse battery staple\n")
         // An Internet password (no service attribute) edited too; its server stays.
-        try page.navigate(window.origin + "/")
-        try page.click("#items tbody a", text: "mail.example.org")
-        try page.wait("document.querySelector('#item-title')")
-        try page.click("a.button", text: "Edit")
-        try page.wait("document.querySelector('#editor-title')")
-        try page.type("#secret-field", "new-mail")
-        try page.click("#save")
-        try page.wait("document.querySelector('#banner').textContent.includes('Saved')")
+        try edit(page, at: window.origin, item: "mail.example.org", secret: "new-mail")
         #expect(try security("find-internet-password", "-s", "mail.example.org", "-w").stdout == "new-mail\n")
 
         // Locked from the page: `security` is refused; unlocked from the page again.
@@ -173,6 +159,18 @@ final class KeychainAccessWindowTests {
 
         try checkAccessibility(page, at: window.origin + "/")
         try checkAccessibility(page, at: window.origin + "/new?kind=password")
+    }
+
+    /// Opens `item` from the list, edits its secret and saves.
+    func edit(_ page: Chromium.Page, at origin: String, item: String, secret: String) throws {
+        try page.navigate(origin + "/")
+        try page.click("#items tbody a", text: item)
+        try page.wait("document.querySelector('#item-title')")
+        try page.click("a.button", text: "Edit")
+        try page.wait("document.querySelector('#editor-title')")
+        try page.type("#secret-field", secret)
+        try page.click("#save")
+        try page.wait("document.querySelector('#banner').textContent.includes('Saved')")
     }
 
     /// Every control has a role and a name in the accessibility tree, and Tab reaches each.
