@@ -34,7 +34,7 @@ struct AccessGuard: RouterMiddleware {
     }
 
     private func check(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard LoopbackPeer.isOwnUser(peerPort: context.peerPort, port: session.port) else {
+        guard LoopbackPeer.isOwnUser(context.channel, port: session.port) else {
             return Self.refusal(.forbidden, "This window is another user's.")
         }
         guard let host = request.head.authority, session.isOwnHost(host) else {

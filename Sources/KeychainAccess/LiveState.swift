@@ -44,7 +44,7 @@ public enum LiveState {
     public static func router(session: AccessSession, directory: KeychainDirectory, activity: WindowActivity) -> Router<WindowRequestContext> {
         let router = Router(context: WindowRequestContext.self)
         router.ws("live") { request, context in
-            guard LoopbackPeer.isOwnUser(peerPort: context.peerPort, port: session.port), let host = request.head.authority, session.isOwnHost(host),
+            guard LoopbackPeer.isOwnUser(context.channel, port: session.port), let host = request.head.authority, session.isOwnHost(host),
                 let origin = request.headers[.origin], session.isOwnOrigin(origin),
                 session.isSessionCookie(request.cookies[AccessSession.cookieName]?.value)
             else { return .dontUpgrade }

@@ -1,6 +1,8 @@
 import FoundationEssentials
 public import Hummingbird
 public import HummingbirdWebSocket
+import KeychainModel
+public import NIOCore
 
 #if canImport(Glibc)
 import Glibc
@@ -11,13 +13,13 @@ import Glibc
 public struct WindowRequestContext: RequestContext, WebSocketRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let webSocket: WebSocketHandlerReference<Self>
-    /// The peer's TCP port (127.0.0.1 only: the window listens nowhere else).
-    let peerPort: Int?
+    /// The connection the request came on.
+    let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         webSocket = .init()
-        peerPort = source.channel.remoteAddress?.port
+        channel = source.channel
     }
 }
 
@@ -27,11 +29,34 @@ public struct WindowRequestContext: RequestContext, WebSocketRequestContext {
 /// too; with this check, a request from another user's process is refused even with the
 /// cookie (docs/SECURITY.md, "Keychain Access").
 enum LoopbackPeer {
-    /// Whether the connection from 127.0.0.1:`peerPort` to our `port` is a socket of this
+    /// The peer ports of open connections already found to be this user's: a connection's
+    /// port is its own while it is open (removed when it closes), so the kernel's table —
+    /// whose reading walks every TCP socket of the machine, most of a page's time before —
+    /// is read once per connection, not once per request.
+    private static let verified = BlockingMutex<Set<Connection>>([])
+
+    /// A connection by its object and peer port; the close callback holds the object, so its
+    /// identity is not reused before it is removed.
+    private struct Connection: Hashable {
+        let channel: ObjectIdentifier
+        let peerPort: Int
+    }
+
+    /// Whether `channel`, a connection from 127.0.0.1 to our `port`, is a socket of this
     /// process's user. False when it cannot be found (closed meanwhile): refused.
-    static func isOwnUser(peerPort: Int?, port: Int) -> Bool {
-        guard let peerPort, let table = readTable() else { return false }
-        return owner(in: table, peerPort: peerPort, port: port) == getuid()
+    static func isOwnUser(_ channel: any Channel, port: Int) -> Bool {
+        guard let peerPort = channel.remoteAddress?.port else { return false }
+        let connection = Connection(channel: ObjectIdentifier(channel), peerPort: peerPort)
+        if verified.withLock({ $0.contains(connection) }) { return true }
+        guard let table = readTable(), owner(in: table, peerPort: peerPort, port: port) == getuid() else { return false }
+        verified.withLock { _ = $0.insert(connection) }
+        channel.closeFuture.whenComplete { _ in
+            _ = channel
+            verified.withLock { _ = $0.remove(connection) }
+        }
+        // Closed before the callback was registered: the callback ran at once, so the port is
+        // gone again; nothing is left behind either way.
+        return true
     }
 
     /// `/proc/net/tcp` whole: the kernel hands it out a page at a time, so it is read until
