@@ -220,6 +220,11 @@ public final class KeychainDirectory: Sendable {
         return record.constraints.contains { $0.result == .deny } ? .neverTrust : .alwaysTrust
     }
 
+    /// securityd's recent refusals, newest first.
+    func activity() throws(KeychainError) -> [Service.SecurityActivityEvent] {
+        try call(Service.CopySecurityActivity()).events
+    }
+
     func profiles() throws(KeychainError) -> [ProfileRecord] {
         try call(Service.CopyProfiles()).profiles
     }

@@ -31,6 +31,7 @@ public struct WindowRoutes: Sendable {
         router.get("/new") { request, _ in page(request, view: .new(request.uri.queryParameters["kind"] == "note")) }
         router.get("/import") { request, _ in page(request, view: .importer) }
         router.get("/profiles") { request, _ in page(request, view: .profiles) }
+        router.get("/activity") { request, _ in page(request, view: .activity) }
         router.get("/health") { request, _ in page(request, view: .health(nil)) }
         router.post("/health") { request, _ in try await checkHealth(request) }
         router.post("/items") { request, _ in try await save(request, id: nil) }
@@ -48,7 +49,7 @@ public struct WindowRoutes: Sendable {
     }
 
     enum View {
-        case list, item(String), edit(String), new(Bool), importer, profiles, health(HealthReport?)
+        case list, item(String), edit(String), new(Bool), importer, profiles, activity, health(HealthReport?)
     }
 
     // MARK: Pages
@@ -115,6 +116,20 @@ public struct WindowRoutes: Sendable {
             context["title"] = "Profiles"
             do throws(KeychainError) {
                 context["profiles"] = ["installed": try directory.profiles().map(profileEntry)]
+            } catch {
+                failure = failure ?? error
+            }
+        case .activity:
+            context["title"] = "Activity"
+            do throws(KeychainError) {
+                context["activity"] = [
+                    "events": try directory.activity().map { event -> [String: Any] in
+                        [
+                            "time": WindowItem.format(Date(timeIntervalSince1970: TimeInterval(event.time))), "request": event.request,
+                            "program": event.program, "pid": event.pid, "result": KeychainError.appleMessage(for: OSStatusCode(rawValue: event.status)),
+                        ]
+                    }
+                ]
             } catch {
                 failure = failure ?? error
             }

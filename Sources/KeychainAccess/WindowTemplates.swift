@@ -58,6 +58,7 @@ enum WindowTemplates {
           <a class="button" href="/import?keychain={{keychainID}}">Import Items</a>
           <a class="button" href="/health?keychain={{keychainID}}">Keychain Health</a>
           <a class="button" href="/profiles?keychain={{keychainID}}">Profiles</a>
+          <a class="button" href="/activity?keychain={{keychainID}}">Activity</a>
           <label class="search"><span class="visually-hidden">Search</span><input type="search" id="search" placeholder="Search" autocomplete="off" aria-controls="items"></label>
         </header>
         <div id="banner" role="status" aria-live="polite">{{#notice}}<p class="notice">{{notice}}</p>{{/notice}}</div>
@@ -231,6 +232,19 @@ enum WindowTemplates {
           {{^installed}}<p>No configuration profile is installed.</p>{{/installed}}
         </section>
         {{/profiles}}
+
+        {{#activity}}
+        <section class="detail" aria-labelledby="activity-title">
+          <h2 id="activity-title">Activity</h2>
+          <p>Requests securityd refused since it started — access denied, a wrong keychain password, no interaction allowed — newest first. Never what was asked for.</p>
+          <table id="activity" aria-label="Refused requests">
+            <thead><tr><th>Time (UTC)</th><th>Program</th><th>Request</th><th>Result</th></tr></thead>
+            <tbody>{{#events}}<tr><td>{{time}}</td><td>{{program}} ({{pid}})</td><td>{{request}}</td><td>{{result}}</td></tr>
+            {{/events}}</tbody>
+          </table>
+          {{^events}}<p>Nothing was refused.</p>{{/events}}
+        </section>
+        {{/activity}}
 
         {{#health}}
         <section class="detail" aria-labelledby="health-title">

@@ -56,6 +56,7 @@ public enum ServiceCatalog {
         92: Service.EnableSync.self, 93: Service.DisableSync.self, 94: Service.SyncNow.self, 95: Service.CopySyncStatus.self,
         96: Service.StartSyncPairing.self, 97: Service.AwaitSyncPairing.self, 98: Service.ApproveSyncPairing.self, 99: Service.JoinSync.self, 100: Service.CopySyncHistory.self,
         101: Service.RemoveSyncDevice.self, 102: Service.CreateSyncRecoveryKey.self, 103: Service.RecoverSync.self,
+        104: Service.CopySecurityActivity.self,
     ])
 
     /// Every request, by opcode.

@@ -23,6 +23,8 @@ public struct RequestDispatcher: Sendable {
     let secretService: SecretServiceFrontEnd?
     /// Sync between the user's devices (a user's keychain only).
     let sync: SyncService
+    /// Recent refusals, for Keychain Access's activity view.
+    let activity = SecurityActivity()
 
     /// - Parameters:
     ///   - home: the keychain's home, where the local developer root is trusted.
@@ -93,7 +95,12 @@ public struct RequestDispatcher: Sendable {
 
     private static func handler<Request: ServedRequest>(for _: Request.Type) -> Table.Handler {
         Table.handler(Request.self) { request, presence, context in
-            try Request.handle(try context.daemon.authorize(request, from: context.caller, presence: presence), in: context.daemon)
+            do {
+                return try Request.handle(try context.daemon.authorize(request, from: context.caller, presence: presence), in: context.daemon)
+            } catch let error as KeychainError {
+                context.daemon.activity.record(String(describing: Request.self), caller: context.caller, status: error.status)
+                throw error
+            }
         }
     }
 

@@ -157,6 +157,12 @@ final class KeychainAccessAttackTests {
         let wrong = try window.http("POST", reveal, cookie: cookie, origin: window.origin, form: "id=\(id)&keychain=login&csrf=\(csrf)&passcode=0000")
         #expect(wrong.status == 403 && !wrong.body.contains("zebra"))
         #expect(try failedUnlocks() == "failed unlocks: 1")
+        // The activity view lists the refusal — the program, the request, Apple's words — and
+        // not the password it carried.
+        let activity = try window.http("GET", "/activity", cookie: cookie).body
+        #expect(activity.contains("keychain-access") && activity.contains("<td>CopyMatching</td>"), "\(activity)")
+        #expect(activity.contains("The user name or passphrase you entered is not correct."))
+        #expect(!activity.contains("0000") && !activity.contains("zebra"))
         let right = try window.http("POST", reveal, cookie: cookie, origin: window.origin, form: "id=\(id)&keychain=login&csrf=\(csrf)&passcode=\(passcode)")
         #expect(right.status == 200 && right.body == #"{"secret":"zebra-cobalt-7431"}"#)
         #expect(right.headers.lowercased().contains("cache-control: no-store"))

@@ -43,7 +43,7 @@ import Testing
         Service.ChangeKeychainPassword(path: "/tmp/a.keychain-db", old: SecretBytes("a".utf8), new: SecretBytes("b".utf8)),
         Service.SearchList(replacement: nil), Service.SearchList(replacement: ["/a", "/b"]),
         Service.DefaultKeychain(replacement: nil), Service.DefaultKeychain(replacement: "/a"),
-        Service.InstallProfile(file: Data("<plist/>".utf8)), Service.RemoveProfile(identifier: "com.example.profile"), Service.CopyProfiles(),
+        Service.InstallProfile(file: Data("<plist/>".utf8)), Service.RemoveProfile(identifier: "com.example.profile"), Service.CopyProfiles(), Service.CopySecurityActivity(),
         Service.ServeSecretService(busAddress: "unix:path=/run/user/1000/bus"),
         Service.ImportKeyring(file: Data("GnomeKeyring\n\r\0\n".utf8), password: SecretBytes("pw".utf8)),
         Service.EnableSync(server: "https://sync.example.org"), Service.DisableSync(), Service.SyncNow(), Service.CopySyncStatus(),

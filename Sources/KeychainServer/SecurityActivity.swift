@@ -1,0 +1,35 @@
+import FoundationEssentials
+import KeychainCallers
+import KeychainModel
+import KeychainProtocol
+
+/// securityd's recent refusals, in memory (the last ``capacity``), for Keychain Access's
+/// activity view: a request answered with a denial, a wrong password or no interaction
+/// allowed, by whom. Nothing of the request's values is kept.
+final class SecurityActivity: Sendable {
+    static let capacity = 200
+
+    /// The statuses that are the user's business: someone was refused.
+    static let recorded: Set<OSStatusCode> = [.missingEntitlement, .authFailed, .interactionNotAllowed, .interactionRequired]
+
+    private let events = BlockingMutex<[Service.SecurityActivityEvent]>([])
+
+    func record(_ request: String, caller: Caller, status: OSStatusCode, at date: Date = Date()) {
+        guard Self.recorded.contains(status) else { return }
+        let event = Service.SecurityActivityEvent(
+            time: Int64(date.timeIntervalSince1970), request: request, program: caller.executable, pid: caller.pid, status: status.rawValue)
+        events.withLock { events in
+            events.append(event)
+            if events.count > Self.capacity { events.removeFirst(events.count - Self.capacity) }
+        }
+    }
+
+    /// Newest first.
+    var recent: [Service.SecurityActivityEvent] { events.withLock { $0.reversed() } }
+}
+
+extension Service.CopySecurityActivity: ServedRequest {
+    static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> Service.SecurityActivityList {
+        Service.SecurityActivityList(events: daemon.activity.recent)
+    }
+}
