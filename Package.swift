@@ -356,8 +356,9 @@ let package = Package(
         .target(
             name: "KeychainAccess",
             dependencies: [
-                "KeychainClient", "KeychainModel", "KeychainProtocol", "KeychainSystem", "KeychainCertificates", "KeychainImport",
+                "KeychainClient", "KeychainModel", "KeychainProtocol", "KeychainSystem", "KeychainCertificates", "KeychainImport", "KeychainKeys",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Mustache", package: "swift-mustache"),

@@ -1,4 +1,6 @@
 import Crypto
+import KeychainKeys
+import SwiftASN1
 import FoundationEssentials
 import KeychainCertificates
 import KeychainClient
@@ -8,17 +10,30 @@ import KeychainSystem
 
 /// A keychain in the window's sidebar.
 struct WindowKeychain: Sendable {
-    enum Kind: Sendable { case login, file(String), systemRoots }
+    enum Kind: Sendable { case login, file(String), system, systemRoots }
 
-    /// What URLs name: `login`, `roots`, or `file-` and 16 hex digits of SHA-256 of its path
-    /// (stable while the search list changes).
+    /// What URLs name: `login`, `system`, `roots`, or `file-` and 16 hex digits of SHA-256 of
+    /// its path (stable while the search list changes).
     let id: String
     let name: String
     let kind: Kind
     /// Nil when the keychain has no lock (System Roots) or its state cannot be read.
     var locked: Bool?
-    var isReadOnly: Bool { if case .systemRoots = kind { true } else { false } }
+    /// False for the System keychain when its daemon is not running.
+    var available = true
+    /// System Roots, and the System keychain: the machine's, changed by its administrator
+    /// with `sudo security`, never from a user's window.
+    var isReadOnly: Bool {
+        switch kind {
+        case .system, .systemRoots: true
+        case .login, .file: false
+        }
+    }
     var isFile: Bool { if case .file = kind { true } else { false } }
+}
+
+extension WindowKeychain.Kind {
+    var isSystem: Bool { if case .system = self { true } else { false } }
 }
 
 /// The window's view of the keychain, through securityd: every call is a request of the
@@ -27,13 +42,18 @@ struct WindowKeychain: Sendable {
 public final class KeychainDirectory: Sendable {
     let client: KeychainClient
     let paths: KeychainPaths
+    /// The System keychain's securityd (its system unit's; never started here), connected
+    /// when first asked.
+    private let systemPaths: KeychainPaths
+    private let systemClient = BlockingMutex<KeychainClient?>(nil)
 
-    public init(paths: KeychainPaths = .fromEnvironment()) throws {
+    public init(paths: KeychainPaths = .fromEnvironment(), systemPaths: KeychainPaths = .system()) throws {
         self.paths = paths
+        self.systemPaths = systemPaths
         client = try KeychainClient.connect(paths)
     }
 
-    /// The login keychain, the file keychains of the search list, and System Roots.
+    /// The login keychain, the file keychains of the search list, System and System Roots.
     func keychains() -> [WindowKeychain] {
         var keychains = [WindowKeychain(id: "login", name: "login", kind: .login, locked: loginLocked())]
         let list = (try? KeychainSearchList(home: paths.home, loginPath: paths.database).list()) ?? []
@@ -43,6 +63,7 @@ public final class KeychainDirectory: Sendable {
             let name = String(file.split(separator: "/").last ?? Substring(file))
             keychains.append(WindowKeychain(id: "file-" + Self.hex(SHA256.hash(data: Data(file.utf8)).prefix(8)), name: name.hasSuffix(".keychain-db") ? String(name.dropLast(12)) : name, kind: .file(file), locked: locked))
         }
+        keychains.append(WindowKeychain(id: "system", name: "System", kind: .system, locked: nil, available: (try? systemDaemon()) != nil))
         keychains.append(WindowKeychain(id: "roots", name: "System Roots", kind: .systemRoots, locked: nil))
         return keychains
     }
@@ -81,13 +102,15 @@ public final class KeychainDirectory: Sendable {
             scope(&query, to: keychain)
             let found: KeychainValue?
             do {
-                found = try call(Service.CopyMatching(query))
+                found = try call(Service.CopyMatching(query), in: keychain)
             } catch where error.status == .itemNotFound {
                 continue
             } catch where itemClass == SecName.kSecClassCertificate && error.status == .interactionRequired {
                 // Another group's certificate data needs the user's presence: list without it.
                 query[QueryKey.returnData] = nil
-                found = try? call(Service.CopyMatching(query))
+                found = try? call(Service.CopyMatching(query), in: keychain)
+            } catch where keychain.kind.isSystem && error.status == .interactionNotAllowed {
+                continue  // the System keychain shows another user its certificates only
             }
             guard case .array(let values)? = found else { continue }
             for case .dictionary(var attributes) in values {
@@ -113,7 +136,7 @@ public final class KeychainDirectory: Sendable {
     func secret(of id: String, in keychain: WindowKeychain, passcode: SecretBytes?) throws(KeychainError) -> Data {
         var query = try select(id, in: keychain)
         query[QueryKey.returnData] = .bool(true)
-        guard case .data(let data)? = try call(Service.CopyMatching(query), presence: passcode) else {
+        guard case .data(let data)? = try call(Service.CopyMatching(query), presence: passcode, in: keychain) else {
             throw KeychainError(status: .itemNotFound, message: "the item has no secret")
         }
         return data
@@ -148,24 +171,28 @@ public final class KeychainDirectory: Sendable {
 
     /// Adds a password item or a secure note (a generic password of type 'note', as macOS).
     func add(_ attributes: [String: KeychainValue], in keychain: WindowKeychain, passcode: SecretBytes?) throws(KeychainError) {
+        if keychain.isReadOnly { throw KeychainError(status: .readOnly) }
         var attributes = attributes
         if case .file(let path) = keychain.kind { attributes[SecName.kSecUseKeychain] = .string(path) }
         _ = try call(Service.Add(attributes), presence: passcode)
     }
 
     func update(_ id: String, in keychain: WindowKeychain, attributes: [String: KeychainValue], passcode: SecretBytes?) throws(KeychainError) {
+        if keychain.isReadOnly { throw KeychainError(status: .readOnly) }
         try call(Service.Update(try select(id, in: keychain), attributes: attributes), presence: passcode)
     }
 
     func delete(_ id: String, in keychain: WindowKeychain, passcode: SecretBytes?) throws(KeychainError) {
+        if keychain.isReadOnly { throw KeychainError(status: .readOnly) }
         try call(Service.Delete(try select(id, in: keychain)), presence: passcode)
     }
 
     func lock(_ keychain: WindowKeychain) throws(KeychainError) {
+        // (System: unlocked by its daemon at boot, locked never: Apple's is the same.)
         switch keychain.kind {
         case .login: try call(Service.Lock())
         case .file(let path): try call(Service.LockKeychain(path: path))
-        case .systemRoots: throw KeychainError(status: .readOnly)
+        case .system, .systemRoots: throw KeychainError(status: .readOnly)
         }
     }
 
@@ -173,7 +200,7 @@ public final class KeychainDirectory: Sendable {
         switch keychain.kind {
         case .login: try call(Service.Unlock(passcode: password))
         case .file(let path): try call(Service.UnlockKeychain(path: path, password: password))
-        case .systemRoots: throw KeychainError(status: .readOnly)
+        case .system, .systemRoots: throw KeychainError(status: .readOnly)
         }
     }
 
@@ -182,7 +209,7 @@ public final class KeychainDirectory: Sendable {
         switch keychain.kind {
         case .login: (try? call(Service.KeychainStatusRequest())).map { KeychainSettings(autoLockSeconds: $0.autoLockSeconds) } ?? KeychainSettings()
         case .file(let path): (try? call(Service.KeychainInfo(path: path)))?.settings ?? KeychainSettings()
-        case .systemRoots: KeychainSettings()
+        case .system, .systemRoots: KeychainSettings()
         }
     }
 
@@ -192,32 +219,75 @@ public final class KeychainDirectory: Sendable {
         switch keychain.kind {
         case .login: try call(Service.UpdateSettings(autoLockSeconds: settings.autoLockSeconds))
         case .file(let path): try call(Service.SetKeychainSettings(path: path, settings: settings))
-        case .systemRoots: throw KeychainError(status: .readOnly)
+        case .system, .systemRoots: throw KeychainError(status: .readOnly)
         }
     }
 
-    /// The user's trust setting for a certificate, as `security add-trusted-cert` writes it:
-    /// `alwaysTrust` a root (or as root), `neverTrust` a deny, `systemDefaults` none.
-    func setTrust(_ certificate: Data, to setting: TrustChoice, passcode: SecretBytes?) throws(KeychainError) {
-        switch setting {
-        case .systemDefaults:
+    /// Sets the user's trust settings for a certificate, as `security add-trusted-cert` writes
+    /// them: Always Trust a root (or as root), Never Trust a deny, for every policy or for one
+    /// of ``CertificateTrust/policies``; Use System Defaults for all, none. Constraints the
+    /// window does not show (a host name, an allowed error, an application, another policy)
+    /// are kept, first, as they were.
+    func setTrust(_ certificate: Data, to trust: CertificateTrust, passcode: SecretBytes?) throws(KeychainError) {
+        var trust = trust
+        trust.kept = self.trust(of: certificate).kept
+        let selfSigned = (try? CertificateFields(der: Array(certificate))).map(\.isSelfIssued) ?? false
+        guard let constraints = trust.constraints(selfSigned: selfSigned) else {
             do {
                 try call(Service.RemoveTrustSettings(domain: .user, certificate: certificate), presence: passcode)
             } catch where error.status == .itemNotFound {}
-        case .alwaysTrust, .neverTrust:
-            let selfSigned = (try? CertificateFields(der: Array(certificate))).map(\.isSelfIssued) ?? false
-            let result: TrustSettingsResult = setting == .neverTrust ? .deny : (selfSigned ? .trustRoot : .trustAsRoot)
-            let record = TrustSettingsRecord(certificate: certificate, constraints: result == .trustRoot ? [] : [TrustUsageConstraint(result: result)])
-            try call(Service.SetTrustSettings(domain: .user, record: record), presence: passcode)
+            return
         }
+        try call(Service.SetTrustSettings(domain: .user, record: TrustSettingsRecord(certificate: certificate, constraints: constraints)), presence: passcode)
     }
 
-    /// The user's trust setting for `certificate`.
-    func trust(of certificate: Data) -> TrustChoice {
+    /// The user's trust settings for `certificate`.
+    func trust(of certificate: Data) -> CertificateTrust {
         guard let records = try? call(Service.CopyTrustSettings(domain: .user)).records,
             let record = records.first(where: { $0.certificate == certificate })
-        else { return .systemDefaults }
-        return record.constraints.contains { $0.result == .deny } ? .neverTrust : .alwaysTrust
+        else { return CertificateTrust() }
+        return CertificateTrust(record.constraints)
+    }
+
+    /// The chain securityd builds for `certificate` (leaf first), with `others` (the
+    /// keychain's certificates) as intermediates, and whether it is trusted under the basic
+    /// X.509 policy now.
+    func evaluate(_ certificate: Data, others: [Data]) -> Service.TrustEvaluation? {
+        let intermediates = others.filter { $0 != certificate }.prefix(Service.EvaluateTrust.certificateLimit - 1)
+        return try? call(
+            Service.EvaluateTrust(certificates: [certificate] + intermediates, policies: [.basicX509], anchors: [], trustsSystemRoots: true, verifyDate: Date()))
+    }
+
+    /// File > Export Items for one certificate: DER, PEM, or with its private key a PKCS#12
+    /// file under `passphrase` — the key read with the keychain password as the user's
+    /// presence, as a reveal is.
+    ///
+    /// - Throws: errSecItemNotFound without a private key for .p12; errSecDataNotAvailable
+    ///   for a key that is not extractable.
+    func export(_ item: WindowItem, in keychain: WindowKeychain, as format: ExportFormat, passphrase: SecretBytes, passcode: SecretBytes?) throws(KeychainError) -> Data {
+        guard let der = item.certificate else { throw KeychainError(status: .param, message: "only certificates and identities are exported") }
+        switch format {
+        case .cer: return der
+        case .pem: return Data((PEMDocument(type: "CERTIFICATE", derBytes: Array(der)).pemString + "\n").utf8)
+        case .p12:
+            guard let hash = item.attributes[SecName.kSecAttrPublicKeyHash]?.dataValue else { throw KeychainError(status: .itemNotFound) }
+            var query: [String: KeychainValue] = [
+                QueryKey.itemClass: .string(SecName.kSecClassKey), SecName.kSecAttrKeyClass: .string(AsymmetricKey.KeyClass.private.attributeValue),
+                SecName.kSecAttrApplicationLabel: .data(hash), QueryKey.returnAttributes: .bool(true), QueryKey.returnData: .bool(true),
+                SecName.kSecAttrSynchronizable: .string(QueryKey.synchronizableAny),
+            ]
+            scope(&query, to: keychain)
+            guard case .dictionary(let found)? = try call(Service.CopyMatching(query), presence: passcode, in: keychain) else {
+                throw KeychainError(status: .itemNotFound, message: "the certificate's private key is not in this keychain")
+            }
+            if found[SecName.kSecAttrIsExtractable]?.boolValue == false { throw KeychainError(status: .dataNotAvailable, message: "its private key is not extractable") }
+            let typeName = found[SecName.kSecAttrKeyType].flatMap { $0.stringValue ?? $0.numberValue.map { String($0) } }
+            guard let data = found[QueryKey.valueData]?.dataValue, let type = typeName.flatMap(AsymmetricKey.KeyType.init(attributeValue:)),
+                let pkcs8 = try AsymmetricKey(externalRepresentation: data, type: type, keyClass: .private).pkcs8Representation
+            else { throw KeychainError(status: .unknownFormat, message: "its private key cannot be exported") }
+            let file = try call(Service.EncodePKCS12(privateKey: SecretBytes(pkcs8), certificates: [der], passphrase: passphrase, name: item.name))
+            return file.bytes
+        }
     }
 
     /// securityd's recent refusals, newest first.
@@ -233,12 +303,26 @@ public final class KeychainDirectory: Sendable {
         try call(Service.RemoveProfile(identifier: identifier), presence: passcode)
     }
 
-    /// Sends `request` (the keychain password as the user's presence, when given).
-    func call<Request: ServiceRequest>(_ request: Request, presence: SecretBytes? = nil) throws(KeychainError) -> Request.Response {
+    /// Sends `request` (the keychain password as the user's presence, when given) to the
+    /// daemon of `keychain`: the System keychain's, or the user's.
+    @discardableResult
+    func call<Request: ServiceRequest>(
+        _ request: Request, presence: SecretBytes? = nil, in keychain: WindowKeychain? = nil
+    ) throws(KeychainError) -> Request.Response {
         do {
+            if let kind = keychain?.kind, kind.isSystem { return try systemDaemon().call(request, presence: presence) }
             return try client.call(request, presence: presence)
         } catch {
             throw error as? KeychainError ?? KeychainError(status: .internalComponent)
+        }
+    }
+
+    private func systemDaemon() throws -> KeychainClient {
+        try systemClient.withLock { client in
+            if let client { return client }
+            let connected = try KeychainClient.connectSystem(systemPaths)
+            client = connected
+            return connected
         }
     }
 
@@ -274,6 +358,84 @@ public final class KeychainDirectory: Sendable {
             index += 2
         }
         return bytes
+    }
+}
+
+/// The formats File > Export Items offers for a certificate.
+enum ExportFormat: String, CaseIterable, Sendable {
+    case cer, pem, p12
+
+    var title: String {
+        switch self {
+        case .cer: "Certificate (.cer)"
+        case .pem: "Privacy Enhanced Mail (.pem)"
+        case .p12: "Personal Information Exchange (.p12)"
+        }
+    }
+
+    var mediaType: String {
+        switch self {
+        case .cer: "application/pkix-cert"
+        case .pem: "application/x-pem-file"
+        case .p12: "application/x-pkcs12"
+        }
+    }
+}
+
+/// A certificate's trust settings as the window shows them: one choice for every policy,
+/// one for each policy securityd evaluates, and the constraints it does not show.
+struct CertificateTrust: Sendable, Equatable {
+    /// The policies a choice can be made for, by `add-trusted-cert -p` name, with Keychain
+    /// Access's titles: those securityd's evaluation knows (docs/ARCHITECTURE.md).
+    static let policies: [(name: String, title: String)] = [
+        ("ssl", "Secure Sockets Layer (SSL)"), ("codeSign", "Code Signing"), ("basic", "X.509 Basic Policy"),
+    ]
+
+    var overall = TrustChoice.systemDefaults
+    var policies: [String: TrustChoice] = [:]
+    var kept: [TrustUsageConstraint] = []
+
+    init(overall: TrustChoice = .systemDefaults, policies: [String: TrustChoice] = [:]) {
+        self.overall = overall
+        self.policies = policies
+    }
+
+    /// The usage constraints that say this, as `add-trusted-cert` writes them: the kept ones
+    /// first, then one per policy, then the one for every policy; nil for no settings at all.
+    func constraints(selfSigned: Bool) -> [TrustUsageConstraint]? {
+        func constraint(_ policy: String?, _ choice: TrustChoice) -> TrustUsageConstraint {
+            TrustUsageConstraint(policy: policy, result: choice == .neverTrust ? .deny : (selfSigned ? .trustRoot : .trustAsRoot))
+        }
+        var constraints = kept
+        for (policy, _) in Self.policies {
+            if let choice = policies[policy], choice != .systemDefaults { constraints.append(constraint(policy, choice)) }
+        }
+        if constraints.isEmpty, overall == .alwaysTrust, selfSigned { return [] }  // a root for everything, as Apple writes it
+        if overall != .systemDefaults { constraints.append(constraint(nil, overall)) }
+        return constraints.isEmpty ? nil : constraints
+    }
+
+    init(_ constraints: [TrustUsageConstraint]) {
+        guard !constraints.isEmpty else {
+            overall = .alwaysTrust
+            return
+        }
+        for constraint in constraints {
+            let plain = constraint.policyString == nil && constraint.allowedError == nil && constraint.keyUsage == nil && constraint.application == nil
+            let choice: TrustChoice? =
+                switch constraint.result ?? .trustRoot {
+                case .trustRoot, .trustAsRoot: .alwaysTrust
+                case .deny: .neverTrust
+                case .unspecified: nil
+                }
+            if plain, let choice, constraint.policy == nil, overall == .systemDefaults {
+                overall = choice
+            } else if plain, let choice, let policy = constraint.policy, Self.policies.contains(where: { $0.name == policy }), policies[policy] == nil {
+                policies[policy] = choice
+            } else {
+                kept.append(constraint)
+            }
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 import Crypto
 import FoundationEssentials
 public import Hummingbird
-public import HummingbirdWebSocket
+import HummingbirdWebSocket
 import KeychainModel
 
 /// How long the window has been without a page, and whether something changed: the window

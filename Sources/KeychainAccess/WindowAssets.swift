@@ -59,7 +59,10 @@ enum WindowAssets {
         .secret { display: flex; gap: .5rem; align-items: center; flex-wrap: wrap; margin: .5rem 0; }
         output#secret { font-family: ui-monospace, monospace; padding: .2rem .4rem; background: color-mix(in srgb, CanvasText 8%, Canvas); border-radius: 4px; }
         output#secret:empty { display: none; }
-        form.editor, form.delete, form.trust { display: flex; flex-direction: column; gap: .5rem; margin: 1rem 0; }
+        form.editor, form.delete, form.trust, form.export, fieldset.policies { display: flex; flex-direction: column; gap: .5rem; margin: 1rem 0; }
+        fieldset.policies { border: 1px solid #ccc; padding: .5rem; }
+        ol.chain li[aria-current] { font-weight: bold; }
+        p.valid { color: #1a6b1a; } p.invalid { color: #a31515; }
         form label { display: flex; flex-direction: column; gap: .2rem; }
         form.inline, form.inline label { flex-direction: row; display: flex; gap: .5rem; align-items: center; }
         form.delete label:first-of-type { flex-direction: row; align-items: center; }

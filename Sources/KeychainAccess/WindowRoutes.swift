@@ -2,7 +2,6 @@ import Crypto
 import FoundationEssentials
 import HTTPTypes
 public import Hummingbird
-public import HummingbirdWebSocket
 import KeychainCertificates
 import KeychainModel
 import KeychainProtocol
@@ -38,6 +37,7 @@ public struct WindowRoutes: Sendable {
         router.post("/item/:id") { request, context in try await save(request, id: try context.parameters.require("id")) }
         router.post("/item/:id/delete") { request, context in try await delete(request, id: try context.parameters.require("id")) }
         router.post("/item/:id/trust") { request, context in try await setTrust(request, id: try context.parameters.require("id")) }
+        router.post("/item/:id/export") { request, context in try await export(request, id: try context.parameters.require("id")) }
         router.post("/reveal") { request, _ in try await reveal(request) }
         router.post("/lock") { request, _ in try await lock(request, unlock: false) }
         router.post("/unlock") { request, _ in try await lock(request, unlock: true) }
@@ -64,7 +64,7 @@ public struct WindowRoutes: Sendable {
             "generation": "",
             "keychains": keychains.map { keychain -> [String: Any] in
                 ["id": keychain.id, "name": keychain.name, "current": keychain.id == current.id, "category": category.rawValue,
-                 "state": keychain.locked.map { $0 ? "locked" : "unlocked" } ?? (keychain.isReadOnly ? "read-only" : "unavailable")]
+                 "state": !keychain.available ? "not running" : keychain.locked.map { $0 ? "locked" : "unlocked" } ?? (keychain.isReadOnly ? "read-only" : "unavailable")]
             },
             "categories": ItemCategory.allCases.map { ["id": $0.rawValue, "title": $0.title, "current": $0 == category] },
         ]
@@ -101,7 +101,7 @@ public struct WindowRoutes: Sendable {
             if case .edit = view {
                 context["editor"] = editor(for: item, keychainID: current.id)
             } else {
-                context["item"] = detail(item, keychain: current)
+                context["item"] = detail(item, keychain: current, others: items.compactMap(\.certificate))
             }
         case .new(let isNote):
             context["title"] = isNote ? "New Secure Note" : "New Password Item"
@@ -162,7 +162,8 @@ public struct WindowRoutes: Sendable {
         ]
     }
 
-    func detail(_ item: WindowItem, keychain: WindowKeychain) -> [String: Any] {
+    /// - Parameter others: the keychain's certificates, intermediates for a certificate's chain.
+    func detail(_ item: WindowItem, keychain: WindowKeychain, others: [Data]) -> [String: Any] {
         var detail: [String: Any] = [
             "id": item.id, "name": item.name, "kind": item.kind, "keychain": item.keychain, "hasSecret": item.hasSecret,
             "noun": item.isNote ? "note" : "password", "readOnly": keychain.isReadOnly,
@@ -174,6 +175,15 @@ public struct WindowRoutes: Sendable {
         if let scope = item.secretServiceScope { detail["scope"] = scope }
         if let der = item.certificate, let fields = try? CertificateFields(der: Array(der)) {
             let trust = directory.trust(of: der)
+            let evaluation = directory.evaluate(der, others: others)
+            // Keychain Access's hierarchy: the root first, this certificate last.
+            let chain = (evaluation?.chain ?? [der]).reversed().map { link -> [String: Any] in
+                let fields = try? CertificateFields(der: Array(link))
+                return ["name": fields?.subjectSummary ?? "a certificate that cannot be read", "this": link == der]
+            }
+            let verdict =
+                evaluation.map { $0.status == .success ? "This certificate is valid" : Self.describe(KeychainError(status: $0.status, message: $0.message)) }
+                ?? "This certificate could not be evaluated"
             detail["certificate"] = [
                 "subject": fields.subjectSummary ?? "", "issuer": fields.issuer.attributes.compactMap(\.value).joined(separator: ", "),
                 "serial": KeychainDirectory.hex(fields.serialNumber), "notBefore": WindowItem.format(fields.notValidBefore),
@@ -182,7 +192,17 @@ public struct WindowRoutes: Sendable {
                 "sha256": Self.grouped(KeychainDirectory.hex(SHA256.hash(data: der))),
                 "sha1": Self.grouped(KeychainDirectory.hex(Insecure.SHA1.hash(data: der))),
                 "names": fields.alternativeDNSNames + fields.alternativeEmails,
-                "choices": TrustChoice.allCases.map { ["value": $0.rawValue, "title": $0.title, "selected": $0 == trust] },
+                "choices": TrustChoice.allCases.map { ["value": $0.rawValue, "title": $0.title, "selected": $0 == trust.overall] },
+                "policies": CertificateTrust.policies.map { policy -> [String: Any] in
+                    let chosen = trust.policies[policy.name] ?? .systemDefaults
+                    return [
+                        "name": policy.name, "title": policy.title,
+                        "choices": TrustChoice.allCases.map { ["value": $0.rawValue, "title": $0 == .systemDefaults ? "no value specified" : $0.title, "selected": $0 == chosen] },
+                    ]
+                },
+                "kept": trust.kept.isEmpty ? [] : [trust.kept.count], "trusted": evaluation?.status == .success, "verdict": verdict, "chain": chain,
+                "formats": ExportFormat.allCases.filter { $0 != .p12 || item.hasPrivateKey }.map { ["value": $0.rawValue, "title": $0.title] },
+                "hasPrivateKey": item.hasPrivateKey,
             ]
         }
         return detail
@@ -264,14 +284,48 @@ public struct WindowRoutes: Sendable {
     func setTrust(_ request: Request, id: String) async throws -> Response {
         let form = try await fields(request)
         let keychain = try keychain(form.value("keychain"))
-        let choice = form.value("trust").flatMap(TrustChoice.init(rawValue:))
         do throws(KeychainError) {
             let items = try directory.items(in: keychain)
-            guard let choice, let der = items.first(where: { $0.id == id })?.certificate else {
+            guard let choice = form.value("trust").flatMap(TrustChoice.init(rawValue:)), let der = items.first(where: { $0.id == id })?.certificate else {
                 throw KeychainError(status: .param, message: "no such certificate")
             }
-            try directory.setTrust(der, to: choice, passcode: form.secret("passcode"))
-            return Response.redirect(to: "/item/\(id)?keychain=\(keychain.id)&notice=Trust%20settings%20saved:%20\(Self.percent(choice.title)).", type: .normal)
+            var trust = CertificateTrust(overall: choice)
+            for (policy, title) in CertificateTrust.policies {
+                guard let value = form.value("trust-" + policy) else { continue }
+                guard let chosen = TrustChoice(rawValue: value) else { throw KeychainError(status: .param, message: "no such choice for \(title)") }
+                trust.policies[policy] = chosen
+            }
+            try directory.setTrust(der, to: trust, passcode: form.secret("passcode"))
+            let custom = trust.policies.values.contains { $0 != .systemDefaults }
+            return Response.redirect(
+                to: "/item/\(id)?keychain=\(keychain.id)&notice=Trust%20settings%20saved:%20\(Self.percent(custom ? "Custom Settings" : choice.title)).", type: .normal)
+        } catch {
+            return page(Self.with(request, keychain: keychain.id), view: .item(id), error: error)
+        }
+    }
+
+    /// `POST /item/:id/export`: the certificate as a file to save (`Content-Disposition:
+    /// attachment`, never cached); a .p12 needs the file's password and, once the keychain
+    /// has one, the keychain password.
+    func export(_ request: Request, id: String) async throws -> Response {
+        let form = try await fields(request)
+        let keychain = try keychain(form.value("keychain"))
+        do throws(KeychainError) {
+            guard let format = form.value("format").flatMap(ExportFormat.init(rawValue:)) else {
+                throw KeychainError(status: .param, message: "choose a file format")
+            }
+            guard let item = try directory.items(in: keychain).first(where: { $0.id == id }) else { throw KeychainError(status: .itemNotFound) }
+            let passphrase = form.secret("passphrase") ?? SecretBytes([])
+            let passcode = form.secret("passcode")
+            if format == .p12 {
+                guard !passphrase.isEmpty else { throw KeychainError(status: .param, message: "a .p12 file needs a password of its own") }
+                if passcode == nil, try directory.status().hasPasscode { throw KeychainError(status: .authFailed, message: "enter the keychain password") }
+            }
+            let file = try directory.export(item, in: keychain, as: format, passphrase: passphrase, passcode: passcode)
+            return Response(
+                status: .ok,
+                headers: [.contentType: format.mediaType, .contentDisposition: "attachment; filename=\"\(Self.fileName(item.name)).\(format.rawValue)\""],
+                body: .init(byteBuffer: ByteBuffer(bytes: file)))
         } catch {
             return page(Self.with(request, keychain: keychain.id), view: .item(id), error: error)
         }
@@ -433,6 +487,16 @@ public struct WindowRoutes: Sendable {
 
     static func percent(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+    }
+
+    /// A name safe in a header's quoted string and as a file name: letters, digits, space,
+    /// `.`, `-`, `_` (anything else becomes `_`).
+    static func fileName(_ name: String) -> String {
+        let safe = String(name.unicodeScalars.prefix(64).map { scalar -> Character in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || " .-_".unicodeScalars.contains(scalar)) ? Character(scalar) : "_"
+        })
+        let trimmed = safe.drop { $0 == " " || $0 == "." }.reversed().drop { $0 == " " || $0 == "." }.reversed()
+        return trimmed.isEmpty ? "certificate" : String(trimmed)
     }
 
     static func grouped(_ hex: String) -> String {

@@ -156,14 +156,39 @@ enum WindowTemplates {
             <dt>SHA-1 fingerprint</dt><dd class="fingerprint">{{sha1}}</dd>
             {{#names}}<dt>Subject alternative name</dt><dd>{{.}}</dd>{{/names}}
           </dl>
+          <h3>Certificate Chain</h3>
+          <ol id="chain" class="chain" aria-label="Certificate chain, root first">
+          {{#chain}}<li{{#this}} aria-current="true"{{/this}}>{{name}}</li>
+          {{/chain}}
+          </ol>
+          <p id="verdict" class="{{#trusted}}valid{{/trusted}}{{^trusted}}invalid{{/trusted}}">{{verdict}}</p>
           <h3>Trust</h3>
           <form method="post" action="/item/{{id}}/trust" class="trust">
             <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="keychain" value="{{keychainID}}">
             <label>When using this certificate
               <select name="trust" id="trust">{{#choices}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{title}}</option>{{/choices}}</select>
             </label>
+            <fieldset class="policies"><legend>For each policy</legend>
+            {{#policies}}<label>{{title}}
+              <select name="trust-{{name}}" id="trust-{{name}}">{{#choices}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{title}}</option>{{/choices}}</select>
+            </label>
+            {{/policies}}
+            {{#kept}}<p class="note">{{.}} more setting(s) made with <code>security add-trusted-cert</code> (a host name, an application, another policy) are kept.</p>{{/kept}}
+            </fieldset>
             <label>Keychain password <input type="password" name="passcode" id="trust-passcode" autocomplete="current-password"></label>
             <button type="submit" id="save-trust">Save Trust Settings</button>
+          </form>
+          <h3>Export</h3>
+          <form method="post" action="/item/{{id}}/export" class="export">
+            <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="keychain" value="{{keychainID}}">
+            <label>File Format
+              <select name="format" id="export-format">{{#formats}}<option value="{{value}}">{{title}}</option>{{/formats}}</select>
+            </label>
+            {{#hasPrivateKey}}
+            <label>Password for the .p12 file <input type="password" name="passphrase" id="export-passphrase" autocomplete="new-password"></label>
+            <label>Keychain password (to export the private key) <input type="password" name="passcode" id="export-passcode" autocomplete="current-password"></label>
+            {{/hasPrivateKey}}
+            <button type="submit" id="export">Export</button>
           </form>
           {{/certificate}}
           {{^readOnly}}

@@ -1,5 +1,6 @@
 import Foundation
 @testable import KeychainAccess
+import KeychainProtocol
 import Testing
 
 /// The window's parts that need no process: escaping, the kernel's socket table, health.
@@ -40,5 +41,32 @@ import Testing
         #expect(report.findings[0].entries.map(\.name) == ["one", "two"])
         #expect(report.findings[1].entries.map(\.name) == ["one", "two"])
         #expect(!report.findings.flatMap(\.entries).map(\.detail).joined().contains("hunter2"))
+    }
+
+    /// Trust settings the window does not show (a host name for SSL, another policy) are
+    /// read as kept and written back first; the window's own choices follow, the one for
+    /// every policy last (the first constraint that applies decides).
+    @Test func trustSettingsTheWindowDoesNotShowAreKeptInOrder() {
+        let host = TrustUsageConstraint(policy: "ssl", policyString: "example.org", result: .deny)
+        let other = TrustUsageConstraint(policy: "smime", result: .trustAsRoot)
+        var trust = CertificateTrust([host, TrustUsageConstraint(policy: "codeSign", result: .deny), other, TrustUsageConstraint(result: .trustRoot)])
+        #expect(trust.overall == .alwaysTrust && trust.policies == ["codeSign": .neverTrust] && trust.kept == [host, other])
+        trust.policies["codeSign"] = .systemDefaults
+        trust.policies["ssl"] = .alwaysTrust
+        #expect(trust.constraints(selfSigned: true) == [host, other, TrustUsageConstraint(policy: "ssl", result: .trustRoot), TrustUsageConstraint(result: .trustRoot)])
+        #expect(CertificateTrust([]).overall == .alwaysTrust, "no constraints: a root for everything")
+        #expect(CertificateTrust(overall: .alwaysTrust).constraints(selfSigned: true) == [], "written as Apple writes it")
+        #expect(CertificateTrust(overall: .alwaysTrust).constraints(selfSigned: false) == [TrustUsageConstraint(result: .trustAsRoot)])
+        #expect(CertificateTrust(overall: .systemDefaults).constraints(selfSigned: true) == nil, "no settings: removed")
+        #expect(CertificateTrust(overall: .neverTrust).constraints(selfSigned: true) == [TrustUsageConstraint(result: .deny)])
+    }
+
+    /// An exported file's name comes from the item's: nothing that ends the header's quoted
+    /// string or names a directory.
+    @Test func anExportedFilesNameIsSafeInTheHeader() {
+        #expect(WindowRoutes.fileName("Golden Tester (GOLDEN1234)") == "Golden Tester _GOLDEN1234_")
+        #expect(WindowRoutes.fileName("a\"\r\nSet-Cookie: x/../y") == "a___Set-Cookie_ x_.._y")
+        #expect(WindowRoutes.fileName("..") == "certificate")
+        #expect(WindowRoutes.fileName("日本") == "__")
     }
 }

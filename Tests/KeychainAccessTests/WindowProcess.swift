@@ -18,13 +18,15 @@ final class WindowProcess: @unchecked Sendable {
 
     /// - Parameters:
     ///   - browser: a program to run as the browser (`$BROWSER`) instead of `--no-browser`.
-    init(home: String, directory: String, linger: Int = 120, browser: String? = nil) throws {
+    ///   - environment: more variables for it (the System keychain's socket).
+    init(home: String, directory: String, linger: Int = 120, browser: String? = nil, environment more: [String: String] = [:]) throws {
         process = Process()
         process.executableURL = CommandRunner.productsDirectory.appendingPathComponent("keychain-access")
         process.arguments = (browser == nil ? ["--no-browser"] : []) + ["--linger", String(linger)]
         var environment = CommandRunner.testEnvironment.merging(["KEYCHAIN_HOME": home, "HOME": directory, "PATH": "/usr/bin:/bin"]) { _, new in new }
         if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] { environment["XDG_RUNTIME_DIR"] = runtime }
         if let browser { environment["BROWSER"] = browser }
+        environment.merge(more) { _, new in new }
         process.environment = environment
         let output = directory + "/keychain-access-\(UInt32.random(in: 0...UInt32.max)).out"
         FileManager.default.createFile(atPath: output, contents: nil)

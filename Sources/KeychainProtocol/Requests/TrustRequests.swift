@@ -8,7 +8,8 @@ extension Service {
     public struct EvaluateTrust: ServiceRequest {
         public typealias Response = TrustEvaluation
         public static let authorization = Authorization.anyCaller
-        static let certificateLimit = 64
+        /// The most certificates (and anchors) one evaluation takes.
+        public static let certificateLimit = 64
         static let certificateSize = 64 * 1024
 
         /// The certificate to evaluate first, then any that may help build its chain (DER).
