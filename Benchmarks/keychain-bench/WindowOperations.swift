@@ -16,10 +16,13 @@ import Glibc
 /// floor, the four SecItemCopyMatching of every class's attributes the page needs from
 /// securityd; and Show password (`POST /reveal` with the keychain password) beside its floor,
 /// the same SecItemCopyMatching with data and the password as the user's presence (the
-/// enclave's check, the time a reveal cannot go below).
+/// enclave's check, the time a reveal cannot go below); and the activity page (`GET
+/// /activity`, securityd's last 200 refusals) beside a refused request: the round trip and the
+/// policy check every refusal it lists cost.
 enum WindowOperations {
     static let items = 100
     static let passcode = "bench-window"
+    static let activityEvents = 200
 
     static func measure(daemon: String, security: String, directory: String, count: Int) throws -> [BenchReport.KeyOperation] {
         let keychain = try BenchKeychain(daemon: daemon, directory: directory)
@@ -58,7 +61,18 @@ enum WindowOperations {
             "keychain-access Show password, POST /reveal", floor: "SecItemCopyMatching with data and the keychain password", count: reveals,
             { try window.reveal(account: "item-0") },
             floor: { _ = try client.call(Service.CopyMatching(query), presence: presence) })
-        return [list, reveal]
+        // 200 refusals: the bench is no tool, so its own request for the log is one.
+        let refused = {
+            do {
+                _ = try client.call(Service.CopySecurityActivity())
+                throw BenchError("securityd gave its activity to keychain-bench")
+            } catch let error as KeychainError where error.status == .missingEntitlement {}
+        }
+        for _ in 0..<activityEvents { try refused() }
+        let activity = try KeyOperations.row(
+            "keychain-access Activity page (\(activityEvents) refusals), GET /activity", floor: "a refused request (errSecMissingEntitlement)",
+            count: count, { try window.activity() }, floor: refused)
+        return [list, reveal, activity]
     }
 
     /// `keychain-access --no-browser`, logged in once with its launch link.
@@ -102,6 +116,13 @@ enum WindowOperations {
         func get(_ path: String) throws {
             let page = try Self.send(http, port: port, cookie: cookie, "GET", path)
             guard page.components(separatedBy: "<tr data-search").count - 1 == WindowOperations.items else { throw BenchError("the list page lists not every item") }
+        }
+
+        func activity() throws {
+            let page = try Self.send(http, port: port, cookie: cookie, "GET", "/activity")
+            guard page.components(separatedBy: "<tr>").count - 1 >= WindowOperations.activityEvents else {
+                throw BenchError("the activity page lists not every refusal")
+            }
         }
 
         func reveal(account: String) throws {

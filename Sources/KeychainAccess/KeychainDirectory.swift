@@ -21,6 +21,10 @@ struct WindowKeychain: Sendable {
     var locked: Bool?
     /// False for the System keychain when its daemon is not running.
     var available = true
+    /// Its lock settings (none when they cannot be read).
+    var settings = KeychainSettings()
+    /// The login keychain's: securityd's count of committed writes (``Service/KeychainStatus``).
+    var changeCount: UInt64?
     /// System Roots, and the System keychain: the machine's, changed by its administrator
     /// with `sudo security`, never from a user's window.
     var isReadOnly: Bool {
@@ -54,23 +58,34 @@ public final class KeychainDirectory: Sendable {
     }
 
     /// The login keychain, the file keychains of the search list, System and System Roots.
+    /// One request for each (the login keychain's status gives its lock state, settings and
+    /// change count at once).
     func keychains() -> [WindowKeychain] {
-        var keychains = [WindowKeychain(id: "login", name: "login", kind: .login, locked: loginLocked())]
+        let status = try? call(Service.KeychainStatusRequest())
+        var login = WindowKeychain(id: "login", name: "login", kind: .login, locked: status.map { $0.lockState != .unlocked })
+        login.settings = KeychainSettings(autoLockSeconds: status?.autoLockSeconds ?? 0)
+        login.changeCount = status?.changeCount
+        var keychains = [login]
         let list = (try? KeychainSearchList(home: paths.home, loginPath: paths.database).list()) ?? []
         for path in list where path != paths.database {
             guard case .file(let file) = KeychainName.listed(path, paths) else { continue }
-            let locked = (try? call(Service.KeychainInfo(path: file))).map { !$0.unlocked }
+            let info = try? call(Service.KeychainInfo(path: file))
             let name = String(file.split(separator: "/").last ?? Substring(file))
-            keychains.append(WindowKeychain(id: "file-" + Self.hex(SHA256.hash(data: Data(file.utf8)).prefix(8)), name: name.hasSuffix(".keychain-db") ? String(name.dropLast(12)) : name, kind: .file(file), locked: locked))
+            var keychain = WindowKeychain(
+                id: "file-" + Self.hex(SHA256.hash(data: Data(file.utf8)).prefix(8)), name: name.hasSuffix(".keychain-db") ? String(name.dropLast(12)) : name,
+                kind: .file(file), locked: info.map { !$0.unlocked })
+            keychain.settings = info?.settings ?? KeychainSettings()
+            keychains.append(keychain)
         }
-        keychains.append(WindowKeychain(id: "system", name: "System", kind: .system, locked: nil, available: (try? systemDaemon()) != nil))
+        var system = WindowKeychain(id: "system", name: "System", kind: .system, locked: nil)
+        do {
+            try call(Service.KeychainStatusRequest(), in: system)
+        } catch {
+            system.available = error.status != .notAvailable  // refused is there; not running is not
+        }
+        keychains.append(system)
         keychains.append(WindowKeychain(id: "roots", name: "System Roots", kind: .systemRoots, locked: nil))
         return keychains
-    }
-
-    func loginLocked() -> Bool? {
-        guard let status = try? call(Service.KeychainStatusRequest()) else { return nil }
-        return status.lockState != .unlocked
     }
 
     func status() throws(KeychainError) -> Service.KeychainStatus {
@@ -204,16 +219,7 @@ public final class KeychainDirectory: Sendable {
         }
     }
 
-    /// The keychain's lock settings (none when they cannot be read).
-    func settings(of keychain: WindowKeychain) -> KeychainSettings {
-        switch keychain.kind {
-        case .login: (try? call(Service.KeychainStatusRequest())).map { KeychainSettings(autoLockSeconds: $0.autoLockSeconds) } ?? KeychainSettings()
-        case .file(let path): (try? call(Service.KeychainInfo(path: path)))?.settings ?? KeychainSettings()
-        case .system, .systemRoots: KeychainSettings()
-        }
-    }
-
-    /// Sets them: the login keychain's timeout (its sleep behaviour is securityd's), a file
+    /// Sets a keychain's lock settings: the login keychain's timeout (its sleep behaviour is securityd's), a file
     /// keychain's timeout and lock on sleep, as `security set-keychain-settings` does.
     func setSettings(of keychain: WindowKeychain, _ settings: KeychainSettings) throws(KeychainError) {
         switch keychain.kind {

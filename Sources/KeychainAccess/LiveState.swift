@@ -78,7 +78,7 @@ public enum LiveState {
     /// no item: reading decrypts, and would keep the keychain from locking after its timeout.
     static func snapshot(_ directory: KeychainDirectory) -> String {
         let keychains = directory.keychains()
-        guard keychains.first?.locked != nil, let changes = try? directory.status().changeCount else {
+        guard let changes = keychains.first?.changeCount else {
             return #"{"offline":"securityd cannot be reached"}"#
         }
         return #"{"generation":""# + generation(of: keychains, changes: changes) + #""}"#
@@ -87,7 +87,7 @@ public enum LiveState {
     /// A digest of what the page shows: each keychain's lock state, and securityd's count of
     /// committed writes (an item added, changed or removed by any program).
     static func generation(of keychains: [WindowKeychain], changes: UInt64) -> String {
-        let text = keychains.map { "\($0.id)=\($0.locked.map { $0 ? "locked" : "unlocked" } ?? "-")" }.joined(separator: ",") + ";\(changes)"
+        let text = keychains.map { "\($0.id)=\($0.available ? $0.locked.map { $0 ? "locked" : "unlocked" } ?? "-" : "gone")" }.joined(separator: ",") + ";\(changes)"
         return KeychainDirectory.hex(SHA256.hash(data: Data(text.utf8)).prefix(12))
     }
 }

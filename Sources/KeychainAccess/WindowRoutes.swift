@@ -69,7 +69,7 @@ public struct WindowRoutes: Sendable {
             "categories": ItemCategory.allCases.map { ["id": $0.rawValue, "title": $0.title, "current": $0 == category] },
         ]
         if let locked = current.locked {
-            let settings = directory.settings(of: current)
+            let settings = current.settings
             context["keychain"] = [
                 "id": current.id, "name": current.name, "locked": locked, "unlocked": !locked, "minutes": settings.autoLockSeconds / 60,
                 "isFile": current.isFile, "lockOnSleep": settings.lockOnSleep,
@@ -77,8 +77,8 @@ public struct WindowRoutes: Sendable {
         }
         var notice = notice ?? request.uri.queryParameters["notice"].map(String.init)
         var failure = error
-        // Read before the items: a write in between shows as a change, never as none.
-        let changes = (try? directory.status().changeCount) ?? 0
+        // Read (with the sidebar) before the items: a write in between shows as a change, never as none.
+        let changes = keychains[0].changeCount ?? 0
         let items: [WindowItem]
         do throws(KeychainError) {
             items = current.locked == true ? [] : try directory.items(in: current)

@@ -129,6 +129,13 @@ final class KeychainAccessCertificateTests {
         try page.click("#items tbody a", text: "Golden Signing Root")
         try page.wait("document.querySelector('#item-title')")
         #expect(try page.evaluate("document.querySelector('form.delete') === null") as? Bool == true, "no Delete in System")
+        // Its daemon stopped: the sidebar and the page say so.
+        system.stop()
+        try page.navigate(window.origin + "/?keychain=system")
+        try page.wait("document.querySelector('#failure')")
+        #expect(try page.text(".lockstate[data-keychain=system]") == "not running")
+        let failure = try page.text("#failure")
+        #expect(failure.contains("not running"), "\(failure)")
 
         // Copy to the clipboard: the keychain password first; cleared 30 s later.
         try browser.send("Browser.grantPermissions", ["permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"], "origin": window.origin])

@@ -40,7 +40,7 @@ import Testing
             "P-256 sign (software key)", "P-256 verify (software key)", "RSA-2048 sign PKCS#1 v1.5 SHA-256", "P-256 sign (enclave key)",
             "trust evaluation, 3-certificate chain (securityd)", "find with data, file keychain", "add, file keychain (checkpointed)", "unlock a file keychain",
             "security profiles install (root + Wi-Fi), process", "keychain-access list page (100 items), GET /",
-            "keychain-access Show password, POST /reveal",
+            "keychain-access Show password, POST /reveal", "keychain-access Activity page (200 refusals), GET /activity",
         ])
         #expect(keys.allSatisfy { ($0["floorMicros"] as? Double ?? 0) > 0 && ($0["samples"] as? Int ?? 0) > 0 })
         let memory = try #require(report["memory"] as? [[String: Any]])
