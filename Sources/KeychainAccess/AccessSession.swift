@@ -85,7 +85,7 @@ public final class AccessSession: Sendable {
     /// 32 bytes from the system's generator (getrandom), as 64 hexadecimal digits.
     static func randomToken() -> String {
         var generator = SystemRandomNumberGenerator()
-        return (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        return Hexadecimal.string((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
 
     /// Writes the page that forwards the browser to the launch URL: a file of this user's

@@ -72,7 +72,7 @@ public final class KeychainDirectory: Sendable {
             let info = try? call(Service.KeychainInfo(path: file))
             let name = String(file.split(separator: "/").last ?? Substring(file))
             var keychain = WindowKeychain(
-                id: "file-" + Self.hex(SHA256.hash(data: Data(file.utf8)).prefix(8)), name: name.hasSuffix(".keychain-db") ? String(name.dropLast(12)) : name,
+                id: "file-" + Hexadecimal.string(SHA256.hash(data: Data(file.utf8)).prefix(8)), name: name.hasSuffix(".keychain-db") ? String(name.dropLast(12)) : name,
                 kind: .file(file), locked: info.map { !$0.unlocked })
             keychain.settings = info?.settings ?? KeychainSettings()
             keychains.append(keychain)
@@ -100,7 +100,7 @@ public final class KeychainDirectory: Sendable {
             let records = try call(Service.CopyTrustSettings(domain: .system)).records
             return records.compactMap { record in
                 guard let fields = try? CertificateFields(der: Array(record.certificate)) else { return nil }
-                var item = WindowItem(id: "root-" + Self.hex(Insecure.SHA1.hash(data: record.certificate)), itemClass: SecName.kSecClassCertificate,
+                var item = WindowItem(id: "root-" + Hexadecimal.string(Insecure.SHA1.hash(data: record.certificate)), itemClass: SecName.kSecClassCertificate,
                                       attributes: fields.itemAttributes, keychain: keychain.name)
                 item.certificate = record.certificate
                 return item
@@ -131,7 +131,7 @@ public final class KeychainDirectory: Sendable {
             for case .dictionary(var attributes) in values {
                 guard let reference = attributes.removeValue(forKey: QueryKey.valuePersistentRef)?.dataValue else { continue }
                 let certificate = attributes.removeValue(forKey: QueryKey.valueData)?.dataValue
-                var item = WindowItem(id: Self.hex(reference), itemClass: itemClass, attributes: attributes, keychain: keychain.name)
+                var item = WindowItem(id: Hexadecimal.string(reference), itemClass: itemClass, attributes: attributes, keychain: keychain.name)
                 item.certificate = certificate
                 items.append(item)
             }
@@ -177,7 +177,7 @@ public final class KeychainDirectory: Sendable {
             guard case .array(let values)? = found else { continue }
             for case .dictionary(let result) in values {
                 if let reference = result[QueryKey.valuePersistentRef]?.dataValue, let data = result[QueryKey.valueData]?.dataValue {
-                    secrets[Self.hex(reference)] = data
+                    secrets[Hexadecimal.string(reference)] = data
                 }
             }
         }
@@ -334,7 +334,7 @@ public final class KeychainDirectory: Sendable {
 
     /// The query that selects item `id` (its persistent reference) in `keychain`.
     private func select(_ id: String, in keychain: WindowKeychain) throws(KeychainError) -> [String: KeychainValue] {
-        guard let reference = Self.bytes(hex: id), let parsed = try? PersistentReference(data: reference) else {
+        guard id.utf8.count <= 128, let reference = Hexadecimal.bytes(id).map({ Data($0) }), let parsed = try? PersistentReference(data: reference) else {
             throw KeychainError(status: .param, message: "not an item of this keychain")
         }
         var query: [String: KeychainValue] = [
@@ -347,23 +347,6 @@ public final class KeychainDirectory: Sendable {
 
     private func scope(_ query: inout [String: KeychainValue], to keychain: WindowKeychain) {
         if case .file(let path) = keychain.kind { query[QueryKey.matchSearchList] = .array([.string(path)]) }
-    }
-
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-    }
-
-    static func bytes(hex: String) -> Data? {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0, digits.count <= 128 else { return nil }
-        var bytes = Data()
-        var index = 0
-        while index < digits.count {
-            guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
-            bytes.append(byte)
-            index += 2
-        }
-        return bytes
     }
 }
 

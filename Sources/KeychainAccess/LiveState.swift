@@ -88,6 +88,6 @@ public enum LiveState {
     /// committed writes (an item added, changed or removed by any program).
     static func generation(of keychains: [WindowKeychain], changes: UInt64) -> String {
         let text = keychains.map { "\($0.id)=\($0.available ? $0.locked.map { $0 ? "locked" : "unlocked" } ?? "-" : "gone")" }.joined(separator: ",") + ";\(changes)"
-        return KeychainDirectory.hex(SHA256.hash(data: Data(text.utf8)).prefix(12))
+        return Hexadecimal.string(SHA256.hash(data: Data(text.utf8)).prefix(12))
     }
 }

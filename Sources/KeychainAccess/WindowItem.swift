@@ -138,7 +138,7 @@ struct WindowItem: Sendable {
             return String(number)
         case .bool(let flag): return flag ? "yes" : "no"
         case .date(let date): return format(date)
-        case .data(let data): return data.prefix(64).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() + (data.count > 64 ? "…" : "")
+        case .data(let data): return Hexadecimal.string(data.prefix(64)) + (data.count > 64 ? "…" : "")
         case .array(let values): return values.map { describe($0) }.joined(separator: ", ")
         case .dictionary(let entries): return entries.keys.sorted().map { "\($0)=\(describe(entries[$0]!))" }.joined(separator: ", ")
         }

@@ -186,11 +186,11 @@ public struct WindowRoutes: Sendable {
                 ?? "This certificate could not be evaluated"
             detail["certificate"] = [
                 "subject": fields.subjectSummary ?? "", "issuer": fields.issuer.attributes.compactMap(\.value).joined(separator: ", "),
-                "serial": KeychainDirectory.hex(fields.serialNumber), "notBefore": WindowItem.format(fields.notValidBefore),
+                "serial": Hexadecimal.string(fields.serialNumber), "notBefore": WindowItem.format(fields.notValidBefore),
                 "notAfter": WindowItem.format(fields.notValidAfter),
                 "publicKey": (fields.isRSA == true ? "RSA" : "elliptic curve") + (fields.publicKeySizeInBits.map { ", \($0) bits" } ?? ""),
-                "sha256": Self.grouped(KeychainDirectory.hex(SHA256.hash(data: der))),
-                "sha1": Self.grouped(KeychainDirectory.hex(Insecure.SHA1.hash(data: der))),
+                "sha256": Self.grouped(Hexadecimal.string(SHA256.hash(data: der))),
+                "sha1": Self.grouped(Hexadecimal.string(Insecure.SHA1.hash(data: der))),
                 "names": fields.alternativeDNSNames + fields.alternativeEmails,
                 "choices": TrustChoice.allCases.map { ["value": $0.rawValue, "title": $0.title, "selected": $0 == trust.overall] },
                 "policies": CertificateTrust.policies.map { policy -> [String: Any] in
@@ -389,7 +389,7 @@ public struct WindowRoutes: Sendable {
                 throw KeychainError(status: .authFailed, message: "enter the keychain password")
             }
             let secret = try directory.secret(of: id, in: keychain, passcode: passcode)
-            let text = String(validating: secret, as: UTF8.self) ?? KeychainDirectory.hex(secret)
+            let text = String(validating: secret, as: UTF8.self) ?? Hexadecimal.string(secret)
             return json(["secret": text])
         } catch {
             return json(["error": Self.describe(error)], status: .forbidden)

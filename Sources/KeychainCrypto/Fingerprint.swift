@@ -1,5 +1,6 @@
 import Crypto
 public import FoundationEssentials
+import KeychainModel
 
 /// SHA-256 digests used as names (code hashes, implicit groups), never as keys.
 public enum Fingerprint {
@@ -8,9 +9,6 @@ public enum Fingerprint {
     }
 
     public static func sha256Hex(_ data: Data) -> String {
-        sha256(data).map { byte in
-            let digits = String(byte, radix: 16)
-            return digits.count == 1 ? "0" + digits : digits
-        }.joined()
+        Hexadecimal.string(SHA256.hash(data: data))
     }
 }

@@ -38,22 +38,14 @@ public struct SecretServiceItem: Sendable, Hashable {
     /// The identifier of the item whose row (persistent reference) is `uuid`: its 16 bytes in
     /// lowercase hexadecimal (a valid object path element, known without decrypting the row).
     public static func id(of uuid: UUID) -> String {
-        withUnsafeBytes(of: uuid.uuid) { bytes in
-            bytes.map { byte in
-                let hex = String(byte, radix: 16)
-                return byte < 16 ? "0" + hex : hex
-            }.joined()
-        }
+        withUnsafeBytes(of: uuid.uuid) { Hexadecimal.string($0) }
     }
 
     /// The row of identifier `id`, or nil when `id` is not of the form ``id(of:)`` gives.
     public static func uuid(ofID id: String) -> UUID? {
         let digits = Array(id.utf8)
         guard digits.count == 32, digits.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for i in 0..<16 {
-            bytes[i] = UInt8(String(decoding: digits[(2 * i)..<(2 * i + 2)], as: UTF8.self), radix: 16)!
-        }
+        guard let bytes = Hexadecimal.bytes(id) else { return nil }
         return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
                            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
     }

@@ -151,7 +151,7 @@ struct TrustSettingsStore: Sendable {
     }
 
     private func itemQuery(for certificate: Data) -> [String: KeychainValue] {
-        let digest = SHA256.hash(data: certificate).map { String($0, radix: 16, uppercase: true).leftPadded(to: 2) }.joined()
+        let digest = Hexadecimal.string(SHA256.hash(data: certificate), uppercase: true)
         return ["class": .string(ItemClass.genericPassword.rawValue), "svce": .string(Self.service), "acct": .string(digest), "agrp": .string(Self.accessGroup)]
     }
 
@@ -228,8 +228,3 @@ struct TrustSettingsStore: Sendable {
     }
 }
 
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
-    }
-}

@@ -86,8 +86,8 @@ enum CertificateCommands {
         for certificate in all ? matching : Array(matching.prefix(1)) {
             var out = ""
             if hashes {
-                out += "SHA-256 hash: \(ItemPrinter.hex(Array(SHA256.hash(data: certificate.fields.der)), uppercase: true))\n"
-                out += "SHA-1 hash: \(ItemPrinter.hex(Array(Insecure.SHA1.hash(data: certificate.fields.der)), uppercase: true))\n"
+                out += "SHA-256 hash: \(Hexadecimal.string(SHA256.hash(data: certificate.fields.der), uppercase: true))\n"
+                out += "SHA-1 hash: \(Hexadecimal.string(Insecure.SHA1.hash(data: certificate.fields.der), uppercase: true))\n"
             }
             if emails { out += "email addresses: \(certificate.fields.emailAddresses.joined(separator: ", "))\n" }
             out += pem ? Self.pem(certificate.fields.der) : ItemPrinter.certificateBlock(certificate.attributes, certificate.fields, keychainPath: certificate.keychain)
@@ -177,7 +177,7 @@ enum CertificateCommands {
         if let hash {
             return certificates.first { certificate in
                 let der = certificate.fields.der
-                return [ItemPrinter.hex(Array(Insecure.SHA1.hash(data: der)), uppercase: true), ItemPrinter.hex(Array(SHA256.hash(data: der)), uppercase: true)]
+                return [Hexadecimal.string(Insecure.SHA1.hash(data: der), uppercase: true), Hexadecimal.string(SHA256.hash(data: der), uppercase: true)]
                     .contains(hash)
             }?.fields
         }
@@ -403,7 +403,7 @@ enum CertificateCommands {
     /// `  1) <SHA-1> "label"` and, for an identity that is not valid, its CSSM error.
     private static func line(_ ordinal: Int, _ identity: (fields: CertificateFields, label: String), _ failure: OSStatusCode?) -> String {
         let number = String(ordinal)
-        let hash = ItemPrinter.hex(Array(Insecure.SHA1.hash(data: identity.fields.der)), uppercase: true)
+        let hash = Hexadecimal.string(Insecure.SHA1.hash(data: identity.fields.der), uppercase: true)
         return String(repeating: " ", count: max(0, 3 - number.count)) + number + ") " + hash + " \"\(identity.label)\""
             + (failure.map { " (\(cssmName($0)))" } ?? "") + "\n"
     }

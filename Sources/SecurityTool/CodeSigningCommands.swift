@@ -130,7 +130,7 @@ enum CodeSigningCommands {
         var lines = [
             "Executable=\(executable)",
             "Identifier=\(signature.entitlements.applicationIdentifier ?? "not set")",
-            "CodeHash=sha256:\(signature.codeHash.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())",
+            "CodeHash=sha256:\(Hexadecimal.string(signature.codeHash))",
             "Authority=\(commonName(certificate.subject))",
             "Authority=\(commonName(certificate.issuer))",
             "TeamIdentifier=\(team)",

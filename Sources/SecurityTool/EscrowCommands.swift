@@ -69,8 +69,6 @@ enum EscrowCommands {
 
     /// The bytes of a hex string, or nil when it is not one.
     private static func bytes(_ text: String) throws -> Data? {
-        guard text.count % 2 == 0, text.allSatisfy(\.isHexDigit) else { return nil }
-        let characters = Array(text.utf8)
-        return Data(stride(from: 0, to: characters.count, by: 2).map { UInt8(String(decoding: characters[$0..<$0 + 2], as: UTF8.self), radix: 16)! })
+        Hexadecimal.bytes(text).map { Data($0) }
     }
 }

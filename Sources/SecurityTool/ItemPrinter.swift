@@ -142,7 +142,7 @@ enum ItemPrinter {
         let plain = bytes.contains { isPlain($0) }
         let special = bytes.contains { !isPlain($0) }
         var out = ""
-        if special { out += "0x" + hex(bytes, uppercase: true) + (plain ? "  " : " ") }
+        if special { out += "0x" + Hexadecimal.string(bytes, uppercase: true) + (plain ? "  " : " ") }
         if plain {
             out += "\"" + bytes.map { byte in
                 guard !isPlain(byte) else { return String(UnicodeScalar(byte)) }
@@ -154,17 +154,6 @@ enum ItemPrinter {
 
     private static func isPlain(_ byte: UInt8) -> Bool {
         byte >= 0x20 && byte <= 0x7E && byte != UInt8(ascii: "\\")
-    }
-
-    static func hex(_ bytes: [UInt8], uppercase: Bool) -> String {
-        let digits = Array((uppercase ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0xF)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// `YYYYMMDDhhmmssZ` in UTC, the form of macOS's timedate attributes.
@@ -180,6 +169,6 @@ enum ItemPrinter {
     /// A password as `-w` prints it: the bytes when every one is printable (isprint), else
     /// lower-case hex.
     static func passwordForW(_ bytes: [UInt8]) -> [UInt8] {
-        bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) ? bytes : Array(hex(bytes, uppercase: false).utf8)
+        bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) ? bytes : Array(Hexadecimal.string(bytes).utf8)
     }
 }

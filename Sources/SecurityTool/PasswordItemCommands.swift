@@ -135,26 +135,7 @@ enum PasswordItemCommands {
     /// Hexadecimal digits as bytes, an odd count padded with a leading zero digit; nil when
     /// a character is not a hex digit.
     static func hexadecimal(_ text: String) -> [UInt8]? {
-        var digits = Array(text.utf8)
-        if digits.count % 2 == 1 { digits.insert(UInt8(ascii: "0"), at: 0) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        Hexadecimal.bytes(text.utf8.count % 2 == 1 ? "0" + text : text)
     }
 
     // MARK: find and delete
