@@ -38,6 +38,7 @@ public struct RequestDispatcher: Sendable {
     ) throws {
         self.store = store
         self.secretService = secretService
+        secretService?.record(into: activity)
         self.scope = scope
         self.enclave = enclave
         self.localRoot = LocalDeveloperRoot(store: store, home: home)

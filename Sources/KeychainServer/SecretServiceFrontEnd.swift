@@ -22,12 +22,19 @@ public final class SecretServiceFrontEnd: Sendable {
     private let identification: CallerIdentification
     private let unlock: @Sendable (SecretBytes) throws -> Void
     private let state = BlockingMutex<(serving: Bool, daemon: SecurityDaemon?)>((false, nil))
+    /// Where its refusals are recorded (the dispatcher's, once it has one).
+    private let activity = BlockingMutex<SecurityActivity?>(nil)
 
     /// - Parameter unlock: unlocks the keychain with a passcode the user typed (the enclave).
     public init(store: KeychainStore, identification: CallerIdentification, unlock: @escaping @Sendable (SecretBytes) throws -> Void) {
         self.store = store
         self.identification = identification
         self.unlock = unlock
+    }
+
+    /// Records refusals of bus calls beside the socket's (Keychain Access's activity view).
+    func record(into activity: SecurityActivity) {
+        self.activity.withLock { $0 = activity }
     }
 
     /// The daemon to hold open while serving, and to stop when the bus goes away.
@@ -63,7 +70,12 @@ public final class SecretServiceFrontEnd: Sendable {
         let provider = SecretServiceProvider(
             store: store,
             scopes: CallerScopes(identification: identification, portalExecutables: portals),
-            unlocker: { reason in try unlock(try PresenceFrontEnd().ask(for: .passcode, prompt: reason)) })
+            unlocker: { reason in try unlock(try PresenceFrontEnd().ask(for: .passcode, prompt: reason)) },
+            refused: { [activity] refusal in
+                activity.withLock { $0 }?.record(
+                    "Secret Service " + refusal.method, program: Self.executable(of: refusal.pid), pid: refusal.pid,
+                    status: refusal.kind == .accessDenied ? .missingEntitlement : .interactionNotAllowed)
+            })
         let outcome = BlockingMutex<String??>(nil)
         let ready = DispatchSemaphore(value: 0)
         let started = ThreadLauncher.detach { [self] in
@@ -89,6 +101,13 @@ public final class SecretServiceFrontEnd: Sendable {
         }
         DaemonLog.write("Secret Service: serving org.freedesktop.secrets")
         state.withLock { $0.daemon }?.holdOpen()
+    }
+
+    /// The executable of process `pid` (its `/proc/PID/exe`), for the activity record.
+    static func executable(of pid: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
+        return count > 0 ? String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "pid \(pid)"
     }
 }
 

@@ -15,9 +15,13 @@ final class SecurityActivity: Sendable {
     private let events = BlockingMutex<[Service.SecurityActivityEvent]>([])
 
     func record(_ request: String, caller: Caller, status: OSStatusCode, at date: Date = Date()) {
+        record(request, program: caller.executable, pid: caller.pid, status: status, at: date)
+    }
+
+    func record(_ request: String, program: String, pid: Int32, status: OSStatusCode, at date: Date = Date()) {
         guard Self.recorded.contains(status) else { return }
         let event = Service.SecurityActivityEvent(
-            time: Int64(date.timeIntervalSince1970), request: request, program: caller.executable, pid: caller.pid, status: status.rawValue)
+            time: Int64(date.timeIntervalSince1970), request: request, program: program, pid: pid, status: status.rawValue)
         events.withLock { events in
             events.append(event)
             if events.count > Self.capacity { events.removeFirst(events.count - Self.capacity) }

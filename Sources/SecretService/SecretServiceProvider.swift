@@ -25,14 +25,20 @@ public final class SecretServiceProvider: BusPeers, @unchecked Sendable {
     private let wake: Int32
     /// This provider's own unique name on the bus.
     private var uniqueName = ""
+    private let refused: (@Sendable (SecretServiceRefusal) -> Void)?
 
     public static let busName = "org.freedesktop.secrets"
 
-    /// - Parameter unlocker: asks the user for the keychain's passcode (the agent or terminal
-    ///   of ``PresenceFrontEnd``) and unlocks with it; it throws when no one can be asked or
-    ///   the user cancels. Runs on a thread of its own, never the bus's.
-    public init(store: KeychainStore, scopes: CallerScopes, unlocker: SecretUnlocker? = nil) {
+    /// - Parameters:
+    ///   - unlocker: asks the user for the keychain's passcode (the agent or terminal of
+    ///     ``PresenceFrontEnd``) and unlocks with it; it throws when no one can be asked or the
+    ///     user cancels. Runs on a thread of its own, never the bus's.
+    ///   - refused: told of each call answered AccessDenied or IsLocked (on the bus thread).
+    public init(
+        store: KeychainStore, scopes: CallerScopes, unlocker: SecretUnlocker? = nil, refused: (@Sendable (SecretServiceRefusal) -> Void)? = nil
+    ) {
         self.scopes = scopes
+        self.refused = refused
         let wake = trousseau_bus_wake_fd()
         self.wake = wake
         core = SecretServiceCore(store: store, unlocker: unlocker) { trousseau_bus_wake(wake) }
@@ -165,6 +171,11 @@ public final class SecretServiceProvider: BusPeers, @unchecked Sendable {
             interface: string(sd_bus_message_get_interface(message)), member: string(sd_bus_message_get_member(message)) ?? "",
             arguments: arguments)
         let response = core.handle(call)
+        if case .error(let error) = response.reply, let refused, let kind = SecretServiceRefusal.Kind(rawValue: error.name), let bus {
+            var pid: Int32 = 0
+            var uid: UInt32 = 0
+            if trousseau_bus_peer(bus, call.sender, &pid, &uid) >= 0, pid > 0 { refused(SecretServiceRefusal(method: call.member, pid: pid, kind: kind)) }
+        }
         if response.signalsFirst { send(response.signals) }
         switch response.reply {
         case .values(let values, let sensitive):
@@ -197,4 +208,19 @@ public final class SecretServiceProvider: BusPeers, @unchecked Sendable {
             if BusMessageCodec.write(signal.values, to: message) { _ = sd_bus_send(bus, message, nil) }
         }
     }
+}
+
+/// A Secret Service call refused (for securityd's activity record): which method, which
+/// process, why. Nothing of the call's arguments.
+public struct SecretServiceRefusal: Sendable {
+    public enum Kind: String, Sendable {
+        /// A caller the bus cannot place, a refused sandbox, the portal's back end called by another.
+        case accessDenied = "org.freedesktop.DBus.Error.AccessDenied"
+        /// A secret read or an item made while the keychain is locked.
+        case isLocked = "org.freedesktop.Secret.Error.IsLocked"
+    }
+
+    public let method: String
+    public let pid: Int32
+    public let kind: Kind
 }

@@ -161,6 +161,37 @@ final class KeychainAccessWindowTests {
         try checkAccessibility(page, at: window.origin + "/new?kind=password")
     }
 
+    /// A Secret Service client refused — its secret asked for before the keychain is unlocked —
+    /// is in the activity view with the program and the method, and nothing it asked for.
+    @Test func secretServiceRefusalsAreInTheActivityView() throws {
+        try #require(try bus.secretTool("store", "--label=Router", "service", "router", input: "amber-falcon-93").status == 0)
+        try #require(try security("set-keychain-password", "-p", passcode).status == 0)
+        // Locked as after a restart (the provider's items are readable after first unlock).
+        DaemonControl.stop(home: bus.keychain.home)
+        let script = """
+            from jeepney import DBusAddress, new_method_call
+            from jeepney.io.blocking import open_dbus_connection
+            conn = open_dbus_connection(bus='SESSION')
+            service = DBusAddress('/org/freedesktop/secrets', bus_name='org.freedesktop.secrets', interface='org.freedesktop.Secret.Service')
+            session = conn.send_and_get_reply(new_method_call(service, 'OpenSession', 'sv', ('plain', ('s', '')))).body[1]
+            unlocked, locked = conn.send_and_get_reply(new_method_call(service, 'SearchItems', 'a{ss}', ({'service': 'router'},))).body
+            item = DBusAddress(locked[0], bus_name='org.freedesktop.secrets', interface='org.freedesktop.Secret.Item')
+            reply = conn.send_and_get_reply(new_method_call(item, 'GetSecret', 'o', (session,)))
+            print(reply.header.message_type.name, reply.body)
+            """
+        var environment = bus.clientEnvironment
+        environment["PYTHONDONTWRITEBYTECODE"] = "1"
+        let refused = try CommandRunner.run(executable: "/usr/bin/python3", ["-c", script], environment: environment, clearing: true)
+        #expect(refused.stdout.hasPrefix("error") && refused.stdout.contains("locked"), "\(refused.stdout)\(refused.stderr)")
+
+        let window = try WindowProcess(home: bus.keychain.home, directory: bus.directory)
+        let cookie = try #require(try window.login(token: try window.tokenInRedirectFile()))
+        let activity = try window.http("GET", "/activity", cookie: cookie).body
+        #expect(activity.contains("<td>Secret Service GetSecret</td>") && activity.contains("python3"), "\(activity)")
+        #expect(activity.contains("User interaction is not allowed."))
+        #expect(!activity.contains("router") && !activity.contains("amber"), "not the item it asked for")
+    }
+
     /// Opens `item` from the list, edits its secret and saves.
     func edit(_ page: Chromium.Page, at origin: String, item: String, secret: String) throws {
         try page.navigate(origin + "/")
