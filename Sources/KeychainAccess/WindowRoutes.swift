@@ -50,6 +50,14 @@ public struct WindowRoutes: Sendable {
 
     enum View {
         case list, item(String), edit(String), new(Bool), importer, profiles, activity, health(HealthReport?)
+
+        /// Whether the page lists or reads the keychain's items (the others need not decrypt them).
+        var showsItems: Bool {
+            switch self {
+            case .list, .item, .edit, .health: true
+            case .new, .importer, .profiles, .activity: false
+            }
+        }
     }
 
     // MARK: Pages
@@ -81,7 +89,7 @@ public struct WindowRoutes: Sendable {
         let changes = keychains[0].changeCount ?? 0
         let items: [WindowItem]
         do throws(KeychainError) {
-            items = current.locked == true ? [] : try directory.items(in: current)
+            items = current.locked == true || !view.showsItems ? [] : try directory.items(in: current)
         } catch {
             items = []
             failure = failure ?? error

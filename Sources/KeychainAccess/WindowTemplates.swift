@@ -4,19 +4,31 @@ import Mustache
 /// followed by a combining mark (one Character, not `"`) went out as a bare quote — an item's
 /// name could close an attribute.
 struct ScalarHTML: MustacheContentType {
+    /// By UTF-8 byte, which is by scalar for these five: each is one ASCII byte, and no byte
+    /// of a longer scalar is below 0x80. A text with none of them is returned as it is.
     func escapeText(_ text: String) -> String {
-        var escaped = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "<": escaped.append(contentsOf: "&lt;".unicodeScalars)
-            case ">": escaped.append(contentsOf: "&gt;".unicodeScalars)
-            case "&": escaped.append(contentsOf: "&amp;".unicodeScalars)
-            case "\"": escaped.append(contentsOf: "&quot;".unicodeScalars)
-            case "'": escaped.append(contentsOf: "&#39;".unicodeScalars)
-            default: escaped.append(scalar)
+        var utf8 = text
+        let escaped = utf8.withUTF8 { bytes -> String? in
+            guard bytes.contains(where: Self.needsEscaping) else { return nil }
+            var escaped: [UInt8] = []
+            escaped.reserveCapacity(bytes.count + 16)
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "<"): escaped += "&lt;".utf8
+                case UInt8(ascii: ">"): escaped += "&gt;".utf8
+                case UInt8(ascii: "&"): escaped += "&amp;".utf8
+                case UInt8(ascii: "\""): escaped += "&quot;".utf8
+                case UInt8(ascii: "'"): escaped += "&#39;".utf8
+                default: escaped.append(byte)
+                }
             }
+            return String(decoding: escaped, as: UTF8.self)
         }
-        return String(escaped)
+        return escaped ?? text
+    }
+
+    private static func needsEscaping(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "&") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'")
     }
 }
 

@@ -12,6 +12,8 @@ import Testing
         let page = WindowTemplates.render(["title": name, "csrf": "t", "keychainID": "login"])
         #expect(!page.contains("\"\u{301}") && !page.contains("'\u{301}") && !page.contains("<b>"))
         #expect(page.contains("x&quot;\u{301} autofocus"))
+        #expect(ScalarHTML().escapeText("é<日>&\"'x\u{1F511}") == "é&lt;日&gt;&amp;&quot;&#39;x\u{1F511}", "by byte is by scalar")
+        #expect(ScalarHTML().escapeText("日本語 key") == "日本語 key")
     }
 
     /// `/proc/net/tcp`: the socket from 127.0.0.1:40000 to 127.0.0.1:8080 is uid 1000's;
