@@ -177,6 +177,20 @@ import Testing
 
     /// The Debian package, installed with apt on this machine, used by a new user, removed:
     /// nothing of it left (root, with dpkg and apt).
+    /// `scripts/demo` installs what building `security`, securityd and the enclave needs —
+    /// no browser, keyring daemon, PAM tool or database server, which only the tests use.
+    @Test func theDemoInstallsOnlyWhatBuildingNeeds() throws {
+        let deps = Self.repository.path + "/scripts/install-deps"
+        let build = try run("/bin/bash", [deps, "--build", "--list"], environment: CommandRunner.hostEnvironment)
+        #expect(build.status == 0 && build.stdout == "libsqlite3-dev\nlibssl-dev\nlibsystemd-dev\nlibsodium-dev\n", "\(build.stdout)\(build.stderr)")
+        let everything = try run("/bin/bash", [deps, "--list"], environment: CommandRunner.hostEnvironment).stdout.split(separator: "\n").map(String.init)
+        let testsOnly = ["chromium", "gnome-keyring", "pamtester", "libpam0g-dev", "bubblewrap", "postgresql-15", "libsecret-tools"]
+        #expect(testsOnly.allSatisfy(everything.contains) && build.stdout.split(separator: "\n").allSatisfy { everything.contains(String($0)) }, "\(everything)")
+        let demo = try String(contentsOfFile: Self.repository.path + "/scripts/demo", encoding: .utf8)
+        #expect(demo.contains("\nscripts/install-deps --build\n"))
+        #expect(try run("/bin/bash", [deps, "--bogus"], environment: CommandRunner.hostEnvironment).status == 64)
+    }
+
     @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/apt-get"), "needs root and apt"))
     func theDebianPackageInstallsServesANewUserAndRemovesCleanly() throws {
         // A package removed but not purged ("config-files", left by an earlier run) may be
