@@ -8,6 +8,10 @@ public import KeychainModel
 import KeychainProtocol
 import KeychainSystem
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A keychain in the window's sidebar.
 struct WindowKeychain: Sendable {
     enum Kind: Sendable { case login, file(String), system, systemRoots }
@@ -77,15 +81,27 @@ public final class KeychainDirectory: Sendable {
             keychain.settings = info?.settings ?? KeychainSettings()
             keychains.append(keychain)
         }
+        // System: there when its socket is (systemd's, or its daemon's); its status — and so
+        // its changes, for an open page — only for root or its own user: another user may
+        // read its certificates and nothing else, and is not made to be refused every page.
         var system = WindowKeychain(id: "system", name: "System", kind: .system, locked: nil)
-        do {
-            try call(Service.KeychainStatusRequest(), in: system)
-        } catch {
-            system.available = error.status != .notAvailable  // refused is there; not running is not
+        var socket = stat()
+        system.available = stat(systemPaths.socket, &socket) == 0 && (socket.st_mode & S_IFMT) == S_IFSOCK
+        if system.available, ownsSystemKeychain(socketOwner: socket.st_uid) {
+            system.changeCount = (try? call(Service.KeychainStatusRequest(), in: system))?.changeCount
         }
         keychains.append(system)
         keychains.append(WindowKeychain(id: "roots", name: "System Roots", kind: .systemRoots, locked: nil))
         return keychains
+    }
+
+    /// Root, or the System keychain's daemon's own user (its socket's owner): who may read
+    /// more than its certificates (``SystemKeychainPolicy`` in securityd).
+    private func ownsSystemKeychain(socketOwner: uid_t? = nil) -> Bool {
+        if geteuid() == 0 { return true }
+        if let socketOwner { return socketOwner == geteuid() }
+        var socket = stat()
+        return stat(systemPaths.socket, &socket) == 0 && socket.st_uid == geteuid()
     }
 
     func status() throws(KeychainError) -> Service.KeychainStatus {
@@ -107,7 +123,12 @@ public final class KeychainDirectory: Sendable {
             }
         }
         var items: [WindowItem] = []
-        for itemClass in [SecName.kSecClassGenericPassword, SecName.kSecClassInternetPassword, SecName.kSecClassCertificate, SecName.kSecClassKey] {
+        // Another user asks the System keychain for what it may read: its certificates.
+        let classes =
+            keychain.kind.isSystem && !ownsSystemKeychain()
+            ? [SecName.kSecClassCertificate]
+            : [SecName.kSecClassGenericPassword, SecName.kSecClassInternetPassword, SecName.kSecClassCertificate, SecName.kSecClassKey]
+        for itemClass in classes {
             var query: [String: KeychainValue] = [
                 QueryKey.itemClass: .string(itemClass), QueryKey.matchLimit: .string(SecName.kSecMatchLimitAll),
                 QueryKey.returnAttributes: .bool(true), QueryKey.returnPersistentRef: .bool(true),
@@ -124,8 +145,6 @@ public final class KeychainDirectory: Sendable {
                 // Another group's certificate data needs the user's presence: list without it.
                 query[QueryKey.returnData] = nil
                 found = try? call(Service.CopyMatching(query), in: keychain)
-            } catch where keychain.kind.isSystem && error.status == .interactionNotAllowed {
-                continue  // the System keychain shows another user its certificates only
             }
             guard case .array(let values)? = found else { continue }
             for case .dictionary(var attributes) in values {
@@ -259,7 +278,8 @@ public final class KeychainDirectory: Sendable {
     /// keychain's certificates) as intermediates, and whether it is trusted under the basic
     /// X.509 policy now.
     func evaluate(_ certificate: Data, others: [Data]) -> Service.TrustEvaluation? {
-        let intermediates = others.filter { $0 != certificate }.prefix(Service.EvaluateTrust.certificateLimit - 1)
+        let intermediates = others.filter { $0 != certificate && $0.count <= Service.EvaluateTrust.certificateSize }
+            .prefix(Service.EvaluateTrust.certificateLimit - 1)
         return try? call(
             Service.EvaluateTrust(certificates: [certificate] + intermediates, policies: [.basicX509], anchors: [], trustsSystemRoots: true, verifyDate: Date()))
     }
@@ -316,7 +336,8 @@ public final class KeychainDirectory: Sendable {
         _ request: Request, presence: SecretBytes? = nil, in keychain: WindowKeychain? = nil
     ) throws(KeychainError) -> Request.Response {
         do {
-            if let kind = keychain?.kind, kind.isSystem { return try systemDaemon().call(request, presence: presence) }
+            // The keychain password the page asks for is the login keychain's: never the System's.
+            if let kind = keychain?.kind, kind.isSystem { return try systemDaemon().call(request) }
             return try client.call(request, presence: presence)
         } catch {
             throw error as? KeychainError ?? KeychainError(status: .internalComponent)
@@ -389,26 +410,35 @@ struct CertificateTrust: Sendable, Equatable {
         self.policies = policies
     }
 
-    /// The usage constraints that say this, as `add-trusted-cert` writes them: the kept ones
-    /// first, then one per policy, then the one for every policy; nil for no settings at all.
+    /// The usage constraints that say this, as `add-trusted-cert` writes them: one per policy,
+    /// then the one for every policy, then the kept ones — after the window's own, so that what
+    /// the window shows is what the evaluation decides (the first constraint that applies does,
+    /// and securityd's evaluation does not tell applications, allowed errors or key usages
+    /// apart); nil for no settings at all.
     func constraints(selfSigned: Bool) -> [TrustUsageConstraint]? {
         func constraint(_ policy: String?, _ choice: TrustChoice) -> TrustUsageConstraint {
             TrustUsageConstraint(policy: policy, result: choice == .neverTrust ? .deny : (selfSigned ? .trustRoot : .trustAsRoot))
         }
-        var constraints = kept
+        var constraints: [TrustUsageConstraint] = []
         for (policy, _) in Self.policies {
             if let choice = policies[policy], choice != .systemDefaults { constraints.append(constraint(policy, choice)) }
         }
-        if constraints.isEmpty, overall == .alwaysTrust, selfSigned { return [] }  // a root for everything, as Apple writes it
+        if constraints.isEmpty, kept.isEmpty, overall == .alwaysTrust, selfSigned { return [] }  // a root for everything, as Apple writes it
         if overall != .systemDefaults { constraints.append(constraint(nil, overall)) }
+        constraints += kept
         return constraints.isEmpty ? nil : constraints
     }
 
+    /// Reads a record's constraints in their order: the first plain one for every policy is
+    /// the overall choice, the first plain one for each of ``policies`` that policy's; any
+    /// other — not plain, another policy, or one an earlier constraint already decides for —
+    /// is kept, in order.
     init(_ constraints: [TrustUsageConstraint]) {
         guard !constraints.isEmpty else {
             overall = .alwaysTrust
             return
         }
+        var decided = false  // a constraint for every policy came: nothing after it decides
         for constraint in constraints {
             let plain = constraint.policyString == nil && constraint.allowedError == nil && constraint.keyUsage == nil && constraint.application == nil
             let choice: TrustChoice? =
@@ -417,12 +447,16 @@ struct CertificateTrust: Sendable, Equatable {
                 case .deny: .neverTrust
                 case .unspecified: nil
                 }
-            if plain, let choice, constraint.policy == nil, overall == .systemDefaults {
+            if !decided, plain, let choice, constraint.policy == nil, kept.isEmpty {
                 overall = choice
-            } else if plain, let choice, let policy = constraint.policy, Self.policies.contains(where: { $0.name == policy }), policies[policy] == nil {
+                decided = true
+            } else if !decided, plain, let choice, let policy = constraint.policy, Self.policies.contains(where: { $0.name == policy }),
+                policies[policy] == nil, kept.isEmpty
+            {
                 policies[policy] = choice
             } else {
                 kept.append(constraint)
+                if constraint.policy == nil { decided = true }
             }
         }
     }

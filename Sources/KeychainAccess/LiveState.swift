@@ -87,7 +87,11 @@ public enum LiveState {
     /// A digest of what the page shows: each keychain's lock state, and securityd's count of
     /// committed writes (an item added, changed or removed by any program).
     static func generation(of keychains: [WindowKeychain], changes: UInt64) -> String {
-        let text = keychains.map { "\($0.id)=\($0.available ? $0.locked.map { $0 ? "locked" : "unlocked" } ?? "-" : "gone")" }.joined(separator: ",") + ";\(changes)"
+        // (The System keychain's own count too, when its daemon gives it: root's or its user's.)
+        let text = keychains.map { keychain in
+            let state = keychain.available ? keychain.locked.map { $0 ? "locked" : "unlocked" } ?? "-" : "gone"
+            return "\(keychain.id)=\(state)" + (keychain.kind.isSystem ? "/\(keychain.changeCount.map(String.init) ?? "-")" : "")
+        }.joined(separator: ",") + ";\(changes)"
         return Hexadecimal.string(SHA256.hash(data: Data(text.utf8)).prefix(12))
     }
 }

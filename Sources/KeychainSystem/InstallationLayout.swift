@@ -56,6 +56,21 @@ public enum InstallationLayout {
         return realPath(installed) ?? beside
     }
 
+    /// `NAME (Trousseau) VERSION`: the version scripts/install (or the package) wrote to
+    /// `share/trousseau/version` of the prefix this program is installed in; a build that was
+    /// not installed says so.
+    public static func versionLine(of name: String) -> String {
+        let executable = ProcessExecutable.path().flatMap(realPath) ?? ""
+        // bin/security, libexec/trousseau/securityd: the prefix is two or three levels up.
+        for prefix in [parent(parent(executable)), parent(parent(parent(executable)))] {
+            if let text = try? String(contentsOfFile: prefix + "/share/trousseau/version", encoding: .utf8) {
+                let version = String(text.split(whereSeparator: \.isNewline).first ?? "").filter { !$0.isWhitespace }
+                if !version.isEmpty { return "\(name) (Trousseau) \(version)" }
+            }
+        }
+        return "\(name) (Trousseau) development build, not installed (no share/trousseau/version beside it)"
+    }
+
     static func parent(_ path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])

@@ -20,6 +20,11 @@ enum SecurityTool {
     }
 
     static func run(_ arguments: [String]) -> Int32 {
+        // Not macOS's (its tool has none); what a Debian package's programs answer.
+        if arguments == ["--version"] {
+            ToolOutput.print(InstallationLayout.versionLine(of: "security") + "\n")
+            return 0
+        }
         var help = false, interactive = false, quiet = false, verbose = false
         var prompt = "security> "
         let parsed: (options: [OptionParser.Option], operands: [String])

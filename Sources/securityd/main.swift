@@ -66,6 +66,11 @@ if system {
     paths = option("--home").map { KeychainPaths(home: $0, environment: environment) } ?? KeychainPaths.fromEnvironment(environment)
 }
 
+if arguments.contains("--version") {
+    print(InstallationLayout.versionLine(of: "securityd"))
+    exit(0)
+}
+
 if arguments.contains("--print-socket") {
     print(paths.socket)  // for the systemd socket unit
     exit(0)

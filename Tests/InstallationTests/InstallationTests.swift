@@ -91,6 +91,11 @@ import Testing
             #expect(try BinaryMarkers.found(BinaryMarkers.testHooks, in: prefix + "/" + program) == [], "\(program) carries test hooks")
         }
         #expect(try BinaryMarkers.found(BinaryMarkers.keybag, in: prefix + "/libexec/trousseau/securityd") == [])
+        // Both say the version the installation (and a package made from this checkout) carries.
+        let version = try run("/bin/bash", [Self.repository.path + "/scripts/version"], environment: CommandRunner.hostEnvironment).stdout
+        #expect(version.hasPrefix("0.") && version.contains("+g"), "\(version)")
+        #expect(try run(prefix + "/bin/security", ["--version"], environment: [:]).stdout == "security (Trousseau) " + version)
+        #expect(try run(prefix + "/libexec/trousseau/securityd", ["--version"], environment: [:]).stdout == "securityd (Trousseau) " + version)
         #expect(try BinaryMarkers.found(BinaryMarkers.keybag, in: prefix + "/libexec/trousseau/trousseau-enclave") == BinaryMarkers.keybag)
         #expect(try BinaryMarkers.found(BinaryMarkers.network, in: prefix + "/libexec/trousseau/securityd") == [])
         let service = try String(contentsOfFile: prefix + "/lib/systemd/user/trousseau-securityd.service", encoding: .utf8)
@@ -175,8 +180,6 @@ import Testing
         }
     }
 
-    /// The Debian package, installed with apt on this machine, used by a new user, removed:
-    /// nothing of it left (root, with dpkg and apt).
     /// `scripts/demo` installs what building `security`, securityd and the enclave needs —
     /// no browser, keyring daemon, PAM tool or database server, which only the tests use.
     @Test func theDemoInstallsOnlyWhatBuildingNeeds() throws {
@@ -191,6 +194,8 @@ import Testing
         #expect(try run("/bin/bash", [deps, "--bogus"], environment: CommandRunner.hostEnvironment).status == 64)
     }
 
+    /// The Debian package, installed with apt on this machine, used by a new user, removed:
+    /// nothing of it left (root, with dpkg and apt).
     @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/apt-get"), "needs root and apt"))
     func theDebianPackageInstallsServesANewUserAndRemovesCleanly() throws {
         // A package removed but not purged ("config-files", left by an earlier run) may be
@@ -200,6 +205,7 @@ import Testing
         let built = try run("/bin/bash", [Self.repository.path + "/scripts/package-deb", "--out", directory + "/deb"], environment: CommandRunner.hostEnvironment)
         try #require(built.status == 0, "\(built.stderr)")
         let package = built.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let packaged = try run("/usr/bin/dpkg-deb", ["-f", package, "Version"], environment: CommandRunner.hostEnvironment).stdout
         let control = try run("/usr/bin/dpkg-deb", ["-f", package, "Depends"], environment: CommandRunner.hostEnvironment)
         #expect(control.stdout.contains("libsqlite3-0") && control.stdout.contains("libssl3"), "\(control.stdout)")
 
@@ -207,6 +213,7 @@ import Testing
         apt["DEBIAN_FRONTEND"] = "noninteractive"
         let installed = try run("/usr/bin/apt-get", ["install", "-y", "-qq", package], environment: apt)
         try #require(installed.status == 0, "\(installed.stdout)\(installed.stderr)")
+        #expect(try run("/usr/bin/security", ["--version"], environment: [:]).stdout == "security (Trousseau) " + packaged, "the package's own version")
         let user = "trdeb\(getpid() % 100_000)"
         defer {
             _ = try? run("/usr/bin/pkill", ["-u", user], environment: apt)

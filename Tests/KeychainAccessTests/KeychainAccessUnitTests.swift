@@ -45,22 +45,38 @@ import Testing
         #expect(!report.findings.flatMap(\.entries).map(\.detail).joined().contains("hunter2"))
     }
 
-    /// Trust settings the window does not show (a host name for SSL, another policy) are
-    /// read as kept and written back first; the window's own choices follow, the one for
-    /// every policy last (the first constraint that applies decides).
-    @Test func trustSettingsTheWindowDoesNotShowAreKeptInOrder() {
+    /// Trust settings are read in order (the first constraint that applies decides) and
+    /// written back with the same meaning; settings the window does not show (a host name,
+    /// an application, another policy, or one an earlier constraint shadows) are kept after
+    /// the window's own, so that what the window shows is what the evaluation decides.
+    @Test func trustSettingsKeepTheirMeaningThroughTheWindow() {
+        let deny = TrustUsageConstraint(result: .deny), root = TrustUsageConstraint(result: .trustRoot)
         let host = TrustUsageConstraint(policy: "ssl", policyString: "example.org", result: .deny)
-        let other = TrustUsageConstraint(policy: "smime", result: .trustAsRoot)
-        var trust = CertificateTrust([host, TrustUsageConstraint(policy: "codeSign", result: .deny), other, TrustUsageConstraint(result: .trustRoot)])
-        #expect(trust.overall == .alwaysTrust && trust.policies == ["codeSign": .neverTrust] && trust.kept == [host, other])
-        trust.policies["codeSign"] = .systemDefaults
-        trust.policies["ssl"] = .alwaysTrust
-        #expect(trust.constraints(selfSigned: true) == [host, other, TrustUsageConstraint(policy: "ssl", result: .trustRoot), TrustUsageConstraint(result: .trustRoot)])
+        let smime = TrustUsageConstraint(policy: "smime", result: .trustRoot)
+        let sslTrust = TrustUsageConstraint(policy: "ssl", result: .trustRoot), codeSignDeny = TrustUsageConstraint(policy: "codeSign", result: .deny)
+        let application = TrustUsageConstraint(application: "/usr/bin/foo")
+        // Saved again unchanged, every record means what it meant.
+        for record in [[codeSignDeny, host, smime, root], [deny, root], [deny, sslTrust], [sslTrust, codeSignDeny, deny], [application], [host], [codeSignDeny, root]] {
+            #expect(CertificateTrust(record).constraints(selfSigned: true) == record, "\(record)")
+        }
+        let read = CertificateTrust([codeSignDeny, host, smime, root])
+        #expect(read.overall == .systemDefaults && read.policies == ["codeSign": .neverTrust] && read.kept == [host, smime, root])
+        let shadowed = CertificateTrust([deny, sslTrust])
+        #expect(shadowed.overall == .neverTrust && shadowed.policies.isEmpty && shadowed.kept == [sslTrust], "an SSL choice after Never Trust decides nothing")
+        // `add-trusted-cert -a`: a constraint securityd applies to every evaluation. Never Trust
+        // from the window comes first and decides.
+        var denied = CertificateTrust([application])
+        #expect(denied.overall == .systemDefaults && denied.kept == [application])
+        denied.overall = .neverTrust
+        #expect(denied.constraints(selfSigned: true) == [deny, application])
+        var chosen = CertificateTrust([host])
+        chosen.policies["ssl"] = .alwaysTrust
+        chosen.overall = .neverTrust
+        #expect(chosen.constraints(selfSigned: true) == [sslTrust, deny, host])
         #expect(CertificateTrust([]).overall == .alwaysTrust, "no constraints: a root for everything")
         #expect(CertificateTrust(overall: .alwaysTrust).constraints(selfSigned: true) == [], "written as Apple writes it")
         #expect(CertificateTrust(overall: .alwaysTrust).constraints(selfSigned: false) == [TrustUsageConstraint(result: .trustAsRoot)])
         #expect(CertificateTrust(overall: .systemDefaults).constraints(selfSigned: true) == nil, "no settings: removed")
-        #expect(CertificateTrust(overall: .neverTrust).constraints(selfSigned: true) == [TrustUsageConstraint(result: .deny)])
     }
 
     /// An exported file's name comes from the item's: nothing that ends the header's quoted

@@ -45,6 +45,15 @@ import Testing
         #expect(try security("find-generic-password", "-a", "a", "-w").stdout == "pw\n", "no passcode: class A is the device key's again")
     }
 
+    /// A build that was never installed has no version to say, and says so (an installed one:
+    /// InstallationTests).
+    @Test func aBuildNotInstalledSaysSoForItsVersion() throws {
+        let version = try security("--version")
+        #expect(version.status == 0 && version.stdout == "security (Trousseau) development build, not installed (no share/trousseau/version beside it)\n")
+        let daemon = try CommandRunner.run(executable: DaemonKeychain.daemonExecutable, ["--version"], clearing: true)
+        #expect(daemon.stdout.hasPrefix("securityd (Trousseau) development build"), "\(daemon.stdout)\(daemon.stderr)")
+    }
+
     @Test func mismatchedNewPasswordsChangeNothing() throws {
         let result = try security("set-keychain-password", input: "1234\n4321\n")
         #expect(result.status != 0)

@@ -10,7 +10,8 @@ extension Service {
         public static let authorization = Authorization.anyCaller
         /// The most certificates (and anchors) one evaluation takes.
         public static let certificateLimit = 64
-        static let certificateSize = 64 * 1024
+        /// The longest certificate (DER) one evaluation takes.
+        public static let certificateSize = 64 * 1024
 
         /// The certificate to evaluate first, then any that may help build its chain (DER).
         public var certificates: [Data]
