@@ -27,7 +27,8 @@ struct WindowKeychain: Sendable {
     var available = true
     /// Its lock settings (none when they cannot be read).
     var settings = KeychainSettings()
-    /// The login keychain's: securityd's count of committed writes (``Service/KeychainStatus``).
+    /// The login keychain's, and the System keychain's for its owner: its securityd's count of
+    /// committed writes (``Service/KeychainStatus``).
     var changeCount: UInt64?
     /// System Roots, and the System keychain: the machine's, changed by its administrator
     /// with `sudo security`, never from a user's window.
@@ -222,7 +223,7 @@ public final class KeychainDirectory: Sendable {
     }
 
     func lock(_ keychain: WindowKeychain) throws(KeychainError) {
-        // (System: unlocked by its daemon at boot, locked never: Apple's is the same.)
+        // (System: the machine's, locked and unlocked by its administrator, not from here.)
         switch keychain.kind {
         case .login: try call(Service.Lock())
         case .file(let path): try call(Service.LockKeychain(path: path))
