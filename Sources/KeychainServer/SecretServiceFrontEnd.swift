@@ -73,7 +73,7 @@ public final class SecretServiceFrontEnd: Sendable {
             unlocker: { reason in try unlock(try PresenceFrontEnd().ask(for: .passcode, prompt: reason)) },
             refused: { [activity] refusal in
                 activity.withLock { $0 }?.record(
-                    "Secret Service " + refusal.method, program: Self.executable(of: refusal.pid), pid: refusal.pid,
+                    "Secret Service " + refusal.method, program: ProcessExecutable.path(of: refusal.pid) ?? "pid \(refusal.pid)", pid: refusal.pid,
                     status: refusal.kind == .accessDenied ? .missingEntitlement : .interactionNotAllowed)
             })
         let outcome = BlockingMutex<String??>(nil)
@@ -101,13 +101,6 @@ public final class SecretServiceFrontEnd: Sendable {
         }
         DaemonLog.write("Secret Service: serving org.freedesktop.secrets")
         state.withLock { $0.daemon }?.holdOpen()
-    }
-
-    /// The executable of process `pid` (its `/proc/PID/exe`), for the activity record.
-    static func executable(of pid: Int32) -> String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let count = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
-        return count > 0 ? String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "pid \(pid)"
     }
 }
 
