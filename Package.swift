@@ -81,7 +81,8 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        .target(name: "KeychainSystem", dependencies: ["KeychainModel"], swiftSettings: testHooks),
+        .target(
+            name: "KeychainSystem", dependencies: ["KeychainModel", .product(name: "Logging", package: "swift-log")], swiftSettings: testHooks),
         // Called from the main of each process that holds keys. Apart from the system layer:
         // it needs a C shim, and nothing a client links may (swift-certificates imports
         // `Security` when it can, and a C module in its closure would break that build).
@@ -296,7 +297,12 @@ let package = Package(
         .target(name: "SyncEngine", dependencies: ["KeychainModel", "KeychainCallers", "SyncProtocol"]),
         // The engine that drives them over a keychain store, a sealer (the enclave) and a
         // transport (the server).
-        .target(name: "KeychainSync", dependencies: ["KeychainModel", "KeychainStore", "SyncEngine", "SyncCrypto", "SyncProtocol", "SyncTransport"]),
+        .target(
+            name: "KeychainSync",
+            dependencies: [
+                "KeychainModel", "KeychainStore", "SyncEngine", "SyncCrypto", "SyncProtocol", "SyncTransport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // HTTP to the server as bytes, and the sync agent's frames: securityd's side of the
         // network, which links no network stack.
         .target(name: "SyncTransport", dependencies: ["KeychainModel", "KeychainSystem", "SyncProtocol"]),

@@ -73,7 +73,7 @@ public final class CallerIdentification: Sendable {
             groups = signed.entitlements.accessGroups
         case .unsigned(let reason):
             if reason != CodeSignatureVerifier.noSignature {
-                DaemonLog.write("pid \(pid) (\(executable)) is treated as unsigned: \(reason)")
+                DaemonLog.logger.warning("pid \(pid) (\(executable)) is treated as unsigned: \(reason)")
             }
             groups = [Caller.implicitGroup(for: executable)]
         }

@@ -75,7 +75,7 @@ final class CodeIdentityCache: Sendable {
 
     private func reloadRoots(_ stamp: [Int64]) -> CodeSignatureVerifier {
         let (roots, skipped) = DeveloperRoots.load(from: rootDirectories)
-        for file in skipped { DaemonLog.write("\(file) is not a developer root certificate; not trusted") }
+        for file in skipped { DaemonLog.logger.warning("\(file) is not a developer root certificate; not trusted") }
         let verifier = CodeSignatureVerifier(roots: roots)
         state.withLock { state in
             state.rootsStamp = stamp

@@ -124,7 +124,7 @@ struct ProfileStore: Sendable {
             return try stored().flatMap(\.anchors).map { TrustSettingsRecord(certificate: $0, constraints: []) }
         } catch {
             let status = (error as? KeychainError)?.status.rawValue ?? OSStatusCode.securityInternal.rawValue
-            DaemonLog.write("configuration profiles cannot be read: OSStatus \(status)")
+            DaemonLog.logger.warning("configuration profiles cannot be read: OSStatus \(status)")
             return []
         }
     }

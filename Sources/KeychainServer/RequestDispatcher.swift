@@ -75,7 +75,7 @@ public struct RequestDispatcher: Sendable {
     /// The machine is about to sleep: locks the file keychains set to lock on sleep.
     public func lockForSleep() {
         let locked = fileKeychains.lockForSleep()
-        if !locked.isEmpty { DaemonLog.write("going to sleep: locked \(locked.count) keychain(s) set to lock on sleep") }
+        if !locked.isEmpty { DaemonLog.logger.info("going to sleep: locked \(locked.count) keychain(s) set to lock on sleep") }
     }
 
     /// The response frame to one request frame.

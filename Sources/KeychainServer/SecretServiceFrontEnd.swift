@@ -83,7 +83,7 @@ public final class SecretServiceFrontEnd: Sendable {
                 outcome.withLock { $0 = .some(failure) }
                 ready.signal()
             }
-            DaemonLog.write("Secret Service: \(reason)")
+            DaemonLog.logger.warning("Secret Service: \(reason)")
             let daemon = state.withLock { state in
                 state.serving = false
                 return state.daemon
@@ -99,7 +99,7 @@ public final class SecretServiceFrontEnd: Sendable {
                 status: failure.contains("another owner") ? OSStatusCode.duplicateItem : OSStatusCode.notAvailable,
                 message: "Secret Service: \(failure)")
         }
-        DaemonLog.write("Secret Service: serving org.freedesktop.secrets")
+        DaemonLog.logger.notice("Secret Service: serving org.freedesktop.secrets")
         state.withLock { $0.daemon }?.holdOpen()
     }
 }

@@ -2,6 +2,7 @@ import FoundationEssentials
 import KeychainCallers
 import KeychainModel
 import KeychainProtocol
+import KeychainSystem
 
 /// securityd's recent refusals, in memory (the last ``capacity``), for Keychain Access's
 /// activity view: a request answered with a denial, a wrong password or no interaction
@@ -20,6 +21,8 @@ final class SecurityActivity: Sendable {
 
     func record(_ request: String, program: String, pid: Int32, status: OSStatusCode, at date: Date = Date()) {
         guard Self.recorded.contains(status) else { return }
+        // What `journalctl -p warning` shows of a refusal: who, which request, which status.
+        DaemonLog.logger.warning("refused \(request) of pid \(pid) (\(program)): OSStatus \(status.rawValue)")
         let event = Service.SecurityActivityEvent(
             time: Int64(date.timeIntervalSince1970), request: request, program: program, pid: pid, status: status.rawValue)
         events.withLock { events in

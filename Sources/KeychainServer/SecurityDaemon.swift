@@ -52,7 +52,7 @@ public final class SecurityDaemon: Sendable {
                     usleep(10_000)
                     continue
                 }
-                DaemonLog.write("accept failed: \(SystemCall.describe(errno)); stopping")
+                DaemonLog.logger.error("accept failed: \(SystemCall.describe(errno)); stopping")
                 break
             }
             let accepted = state.withLock { state -> Bool in
@@ -62,12 +62,12 @@ public final class SecurityDaemon: Sendable {
                 return true
             }
             guard accepted else {
-                DaemonLog.write("refused a connection: stopping or at \(Self.maximumConnections) connections")
+                DaemonLog.logger.warning("refused a connection: stopping or at \(Self.maximumConnections) connections")
                 close(connection)
                 continue
             }
             if !ThreadLauncher.detach({ [self] in self.serve(connection) }) {
-                DaemonLog.write("cannot start a thread for a connection: \(SystemCall.describe(errno))")
+                DaemonLog.logger.error("cannot start a thread for a connection: \(SystemCall.describe(errno))")
                 finish(connection)
             }
         }
@@ -78,7 +78,7 @@ public final class SecurityDaemon: Sendable {
     /// shut, so a thread waiting for its next request sees end of stream, and a thread in
     /// the middle of one still sends its answer.
     public func stop(reason: String) {
-        DaemonLog.write("stopping: \(reason)")
+        DaemonLog.logger.notice("stopping: \(reason)")
         let open = state.withLock { state -> Set<Int32> in
             state.stopping = true
             return state.connections
@@ -100,7 +100,7 @@ public final class SecurityDaemon: Sendable {
         do {
             caller = try identification.identify(connection: connection)
         } catch let error as KeychainError {
-            DaemonLog.write("refused a caller: \(error)")
+            DaemonLog.logger.warning("refused a caller: \(error)")
             try? FrameIO.write(ServiceWire.failure(error), to: connection)
             return
         } catch {
@@ -109,7 +109,7 @@ public final class SecurityDaemon: Sendable {
         FrameIO.serve(
             connection, maximumSize: ServiceWire.maximumFrameSize,
             failure: { ServiceWire.failure($0) },
-            closing: { DaemonLog.write("closed the connection of pid \(caller.pid): \($0)") }
+            closing: { DaemonLog.logger.warning("closed the connection of pid \(caller.pid): \($0)") }
         ) { reader in
             let response = try dispatcher.respond(to: &reader, from: caller)
             state.withLock { $0.lastActivity = .now }

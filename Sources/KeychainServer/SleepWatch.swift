@@ -19,9 +19,9 @@ public enum SleepWatch {
                 guard goingToSleep != 0, let context else { return }
                 Unmanaged<Handler>.fromOpaque(context).takeUnretainedValue().onSleep()
             }, context.toOpaque())
-            DaemonLog.write("no sleep notifications from logind: \(SystemCall.describe(-result)); keychains will not lock on sleep")
+            DaemonLog.logger.warning("no sleep notifications from logind: \(SystemCall.describe(-result)); keychains will not lock on sleep")
         }
-        if !started { DaemonLog.write("cannot start the sleep watch; keychains will not lock on sleep") }
+        if !started { DaemonLog.logger.warning("cannot start the sleep watch; keychains will not lock on sleep") }
     }
 
     private final class Handler: Sendable {

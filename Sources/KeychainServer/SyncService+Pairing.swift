@@ -52,7 +52,7 @@ extension SyncService {
             state.pairings = state.pairings.filter { $0.value.expires > now }  // a pair command that went away
             state.pairings[opened.nameplate] = PairingSession(member: member, expires: opened.expires)
         }
-        DaemonLog.write("sync: opened pairing \(opened.nameplate)")
+        DaemonLog.logger.info("sync: opened pairing \(opened.nameplate)")
         return SyncPairingStarted(code: code.text, nameplate: opened.nameplate)
     }
 
@@ -82,7 +82,7 @@ extension SyncService {
             return SyncPairingRequest(device: request.keys.device.rawValue)
         } catch {
             close(nameplate, client: client)
-            DaemonLog.write("sync: pairing \(nameplate) failed: \((error as? KeychainError)?.message ?? "\(type(of: error))")")
+            DaemonLog.logger.warning("sync: pairing \(nameplate) failed: \((error as? KeychainError)?.message ?? "\(type(of: error))")")
             throw error
         }
     }
@@ -100,7 +100,7 @@ extension SyncService {
         guard let current = try circle() else { throw Self.off }
         guard approve else {
             close(nameplate, client: current.client)
-            DaemonLog.write("sync: pairing \(nameplate): the device was not approved")
+            DaemonLog.logger.notice("sync: pairing \(nameplate): the device was not approved")
             return
         }
         // Time left to welcome it: a device added after its pairing expired could never join.
@@ -135,7 +135,7 @@ extension SyncService {
                     try store.appendSyncMembership([added.encoded], from: Int(added.index))
                     try Self.blocking { try await client.postPairingMessage(nameplate, welcome.encoded) }
             }
-            DaemonLog.write("sync: device \(request.keys.device) joined the circle")
+            DaemonLog.logger.notice("sync: device \(request.keys.device) joined the circle")
         } catch {
             close(nameplate, client: current.client)
             throw error
@@ -197,7 +197,7 @@ extension SyncService {
                     SyncAccountRecord(server: url.absoluteString, account: welcome.account.rawValue, device: device.rawValue, identity: identity.data),
                     circle: keys.rows(membership: entries.map(\.entry)))
             }
-            DaemonLog.write("sync: joined a circle of \(chain.members.count) devices as device \(device)")
+            DaemonLog.logger.notice("sync: joined a circle of \(chain.members.count) devices as device \(device)")
         }
         _ = try? syncNow()
         startHints()

@@ -53,7 +53,7 @@ extension SyncService {
                 try await client.appendMembership(MembershipEntry(index: added.index, entry: added.encoded))
             }
             try store.appendSyncMembership([added.encoded], from: Int(added.index))
-            DaemonLog.write("sync: the circle has a recovery key (\(member))")
+            DaemonLog.logger.notice("sync: the circle has a recovery key (\(member))")
             return SyncRecoveryKey(key: SyncRecovery.grouped(key), device: member.rawValue)
         }
     }
@@ -100,7 +100,7 @@ extension SyncService {
                 SyncAccountRecord(server: url.absoluteString, account: chain.account.rawValue, device: device.rawValue, identity: identity.data),
                 circle: keys.rows(membership: entries.map(\.entry) + [added.encoded]))
         }
-        DaemonLog.write("sync: recovered a circle of \(chain.members.count) members as device \(device)")
+        DaemonLog.logger.notice("sync: recovered a circle of \(chain.members.count) members as device \(device)")
         _ = try? syncNow()
         startHints()
         return try status()

@@ -51,7 +51,7 @@ extension SyncService {
                     enclave: enclave, store: store, device: circle.device, identity: circle.identity, keyring: circle.sealer.keyring,
                     membership: membership)
                 removal = MembershipRemoval(keys: keys, index: entry.index, signer: circle.device)
-                DaemonLog.write("sync: removed device \(target) from the circle")
+                DaemonLog.logger.notice("sync: removed device \(target) from the circle")
             } else if let earlier = circle.membership.removed[target] {
                 try revoke(target, client)
                 removal = earlier  // run again: what did not finish is finished
@@ -65,7 +65,7 @@ extension SyncService {
                 try (current?.epoch ?? 0) > removal.index
                 ? [current?.keys.classA, current?.keys.classC].compactMap { $0.flatMap(SyncIdentifier.init) } : rotateKeys(circle)
             let resealed = try reseal(writtenBy: target, keys: removal.keys, circle)
-            DaemonLog.write("sync: the zone's keys changed; \(resealed) record(s) of device \(target) sealed again")
+            DaemonLog.logger.info("sync: the zone's keys changed; \(resealed) record(s) of device \(target) sealed again")
             return SyncDeviceRemoved(
                 device: target.rawValue, members: circle.membership.members.keys.map(\.rawValue).sorted(), classKeys: classKeys.map(\.rawValue),
                 resealed: UInt32(clamping: resealed))

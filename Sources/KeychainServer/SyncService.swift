@@ -60,7 +60,7 @@ final class SyncService: Sendable {
     /// The zone every item record lives in (one view, as CKKS's "keychain" zone).
     static let zone = SyncIdentifier("keychain")!
 
-    init(store: KeychainStore, enclave: EnclaveClient, enabledHere: Bool, agent: SyncAgentClient = SyncAgentClient(log: { DaemonLog.write($0) })) {
+    init(store: KeychainStore, enclave: EnclaveClient, enabledHere: Bool, agent: SyncAgentClient = SyncAgentClient(log: { DaemonLog.logger.warning("\($0)") })) {
         self.store = store
         self.enclave = enclave
         self.enabledHere = enabledHere
@@ -108,7 +108,7 @@ final class SyncService: Sendable {
                 circle: SyncCircleRows(
                     membership: [genesis.encoded], keys: rows,
                     zone: SyncZoneKeys(zone: zone.rawValue, zoneKey: zoneKey.keyID.rawValue, classA: classKeys[0].keyID.rawValue, classC: classKeys[1].keyID.rawValue)))
-            DaemonLog.write("sync: founded a circle on \(url.host ?? "the server") as device \(device)")
+            DaemonLog.logger.notice("sync: founded a circle on \(url.host ?? "the server") as device \(device)")
         }
         _ = try? syncNow()
         startHints()
@@ -130,7 +130,7 @@ final class SyncService: Sendable {
                 $0.unreached = nil
                 $0.pairings = [:]
             }
-            DaemonLog.write("sync: turned off")
+            DaemonLog.logger.notice("sync: turned off")
         }
     }
 
@@ -158,7 +158,7 @@ final class SyncService: Sendable {
             let chain = try store.syncMembership().map { try MembershipRecord(decoding: $0).hash }
             let engine = try KeychainSyncEngine(
                 store: store, sealer: circle.sealer, transport: circle.client, device: circle.device, zone: circle.zone,
-                log: { DaemonLog.write($0) }, chain: chain, removed: Set(circle.membership.removed.keys))
+                log: { DaemonLog.logger.log(level: $0, "\($1)") }, chain: chain, removed: Set(circle.membership.removed.keys))
             let report: SyncReport
             do {
                 report = try Self.blocking { try await engine.sync(publishingHead: publishingHead) }
@@ -181,7 +181,8 @@ final class SyncService: Sendable {
                 }
             }
             if report != SyncReport() {
-                DaemonLog.write(
+                DaemonLog.logger.log(
+                    level: report.refused > 0 ? .warning : .info,
                     "sync: received \(report.received), sent \(report.sent), merged \(report.conflicts) conflict(s), refused \(report.refused), \(report.waiting) waiting")
             }
             return report
@@ -191,7 +192,7 @@ final class SyncService: Sendable {
                 $0.lastSync = Date()
                 $0.lastError = message
             }
-            DaemonLog.write("sync: a round failed: \(message)")
+            DaemonLog.logger.warning("sync: a round failed: \(message)")
             throw error
         }
     }
@@ -232,7 +233,7 @@ final class SyncService: Sendable {
         do {
             try agent.listen(listening)
         } catch {
-            DaemonLog.write("sync: no hint socket yet: \((error as? KeychainError)?.message ?? "\(type(of: error))")")
+            DaemonLog.logger.info("sync: no hint socket yet: \((error as? KeychainError)?.message ?? "\(type(of: error))")")
         }
     }
 
@@ -374,7 +375,7 @@ final class SyncService: Sendable {
         refreshed.membership = membership
         refreshed.sealer = EnclaveSyncSealer(
             enclave: enclave, store: store, device: circle.device, identity: circle.identity, keyring: circle.sealer.keyring, membership: membership)
-        DaemonLog.write("sync: the circle has \(membership.members.count) devices")
+        DaemonLog.logger.info("sync: the circle has \(membership.members.count) devices")
         return refreshed
     }
 

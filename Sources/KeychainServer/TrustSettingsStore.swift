@@ -60,7 +60,7 @@ struct TrustSettingsStore: Sendable {
             } catch {
                 // Unreadable settings anchor nothing; say so (a deny in them is not seen).
                 let status = (error as? KeychainError)?.status.rawValue ?? OSStatusCode.securityInternal.rawValue
-                DaemonLog.write("trust settings (\(domain)) cannot be read: OSStatus \(status)")
+                DaemonLog.logger.warning("trust settings (\(domain)) cannot be read: OSStatus \(status)")
             }
         }
         return settings
@@ -194,7 +194,7 @@ struct TrustSettingsStore: Sendable {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw PrivateFile.ioError("cannot read \(adminPath)") }
         guard info.st_uid == 0, info.st_mode & 0o022 == 0 else {
-            DaemonLog.write("ignoring \(adminPath): not root's, or writable by others")
+            DaemonLog.logger.warning("ignoring \(adminPath): not root's, or writable by others")
             return []
         }
         let identity = [Int(info.st_dev), Int(info.st_ino), Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec)]

@@ -1,6 +1,7 @@
 public import FoundationEssentials
 public import KeychainModel
 public import KeychainStore
+public import Logging
 import SyncCrypto
 import SyncEngine
 public import SyncProtocol
@@ -22,7 +23,8 @@ public final class KeychainSyncEngine: Sendable {
     /// This device's id: the writer of its stamps.
     public let device: SyncIdentifier
     public let zone: SyncIdentifier
-    let log: @Sendable (String) -> Void
+    /// Where the engine tells what it did: refused records and a stopped zone are warnings.
+    let log: @Sendable (Logger.Level, String) -> Void
     /// This device's wall clock (a test's may be set back).
     let now: @Sendable () -> Date
     /// The membership chain as this device verified it: each entry's SHA-256, so the chain's
@@ -45,7 +47,7 @@ public final class KeychainSyncEngine: Sendable {
 
     public init(
         store: KeychainStore, sealer: any SyncRecordSealing, transport: any SyncZoneTransport, device: SyncIdentifier, zone: SyncIdentifier,
-        log: @escaping @Sendable (String) -> Void = { _ in }, now: @escaping @Sendable () -> Date = { Date() }, chain: [Data] = [],
+        log: @escaping @Sendable (Logger.Level, String) -> Void = { _, _ in }, now: @escaping @Sendable () -> Date = { Date() }, chain: [Data] = [],
         removed: Set<SyncIdentifier> = []
     ) throws {
         self.store = store
@@ -75,14 +77,14 @@ public final class KeychainSyncEngine: Sendable {
             // device-list entries it has not been given): nothing is sent under the old keys,
             // which a removed device may hold.
             if try store.waitingSyncIncoming().contains(where: { $0.zone == zone.rawValue && $0.type == SyncRecordType.keyPointer.rawValue }) {
-                log("sync: a change of the zone's keys waits; nothing is sent until it is taken")
+                log(.info, "sync: a change of the zone's keys waits; nothing is sent until it is taken")
                 return report
             }
             do {
                 try await push(into: &report, head: publishingHead ? try headToPublish() : nil)
                 return report
             } catch let conflict as BatchConflict {
-                log("sync: the server refused a batch (\(conflict.conflicts.count) records changed there first); pulling")
+                log(.info, "sync: the server refused a batch (\(conflict.conflicts.count) records changed there first); pulling")
                 try await pull(into: &report)
                 // The server holds versions its feed has not given this device: it left them
                 // out (or the device refused them). The whole feed is read again — records this
@@ -95,7 +97,7 @@ public final class KeychainSyncEngine: Sendable {
                 }
                 if !omitted.isEmpty {
                     report.omitted += omitted.count
-                    log("sync: the server holds \(omitted.count) record version(s) its feed did not give this device; reading the whole feed again")
+                    log(.warning, "sync: the server holds \(omitted.count) record version(s) its feed did not give this device; reading the whole feed again")
                     try await pull(into: &report, from: 0)
                 }
             }
@@ -158,7 +160,7 @@ public final class KeychainSyncEngine: Sendable {
             if let writer = removedWriter(record) {
                 report.refused += 1
                 report.lastRefusal = "record \(record.record) version \(record.version): written by device \(writer), which was removed"
-                log("sync: refused record \(record.record) version \(record.version): its writer was removed from the circle")
+                log(.warning, "sync: refused record \(record.record) version \(record.version): its writer was removed from the circle")
                 continue
             }
             let refusedBefore = report.refused
@@ -234,7 +236,7 @@ public final class KeychainSyncEngine: Sendable {
         }
         guard cleared else { throw SyncHeadDisagreement(alarm: alarm) }
         try store.clearSyncAlarm(zone: zone.rawValue)
-        log("sync: device \(alarm.device)'s head agrees with this device's view again; zone \(zone) resumes")
+        log(.info, "sync: device \(alarm.device)'s head agrees with this device's view again; zone \(zone) resumes")
     }
 
     /// Receives one record and counts what happened; false when it must wait (a class A item
@@ -250,13 +252,13 @@ public final class KeychainSyncEngine: Sendable {
             return false
         } catch let ahead as StampedAhead {
             report.waiting += 1
-            log("sync: record \(record.record) version \(record.version) waits: \(ahead)")
+            log(.info, "sync: record \(record.record) version \(record.version) waits: \(ahead)")
             return false
         } catch {
             report.refused += 1
             let reason = (error as? KeychainError)?.message ?? "\(error)"
             report.lastRefusal = "record \(record.record) version \(record.version): \(reason)"
-            log("sync: refused record \(record.record) version \(record.version): \(reason)")
+            log(.warning, "sync: refused record \(record.record) version \(record.version): \(reason)")
             return true
         }
     }
@@ -456,7 +458,7 @@ public final class KeychainSyncEngine: Sendable {
             report.refused += 1
             let reason = (error as? KeychainError)?.message ?? "\(error)"
             report.lastRefusal = "head \(record.record) version \(record.version): \(reason)"
-            log("sync: refused head \(record.record) version \(record.version): \(reason)")
+            log(.warning, "sync: refused head \(record.record) version \(record.version): \(reason)")
             return nil
         }
         var disagreement: String?
@@ -476,7 +478,7 @@ public final class KeychainSyncEngine: Sendable {
         if let disagreement {
             let alarm = SyncAlarm(zone: zone.rawValue, device: head.device.rawValue, version: record.version, seq: head.seq, reason: disagreement)
             try store.raiseSyncAlarm(alarm)
-            log("sync: device \(head.device)'s signed head disagrees with this device's view of zone \(zone): \(disagreement); the zone stops")
+            log(.warning, "sync: device \(head.device)'s signed head disagrees with this device's view of zone \(zone): \(disagreement); the zone stops")
             throw SyncHeadDisagreement(alarm: alarm)
         }
         try store.saveSyncHead(SyncHeadRow(

@@ -1,12 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import Logging
 
-/// One-line diagnostics on standard error (a file when `TROUSSEAU_SECURITYD_LOG` names
-/// one). Messages name pids, executables and OSStatus codes, never queries or secrets.
+/// securityd's log (swift-log, through ``JournalLogHandler``): on standard error, which is
+/// the journal under systemd, a file when `TROUSSEAU_SECURITYD_LOG` names one, else
+/// /dev/null. Levels: refusals and tampering are warnings, start and stop notices, the
+/// rest information. Messages name pids, executables and OSStatus codes, never a query,
+/// an account, a service or a secret.
 public enum DaemonLog {
-    public static func write(_ message: String) {
-        var line = "securityd[\(getpid())]: \(message)\n"
-        line.withUTF8 { _ = Glibc.write(2, $0.baseAddress, $0.count) }
-    }
+    public static let logger = Logger(label: "securityd") { JournalLogHandler(label: $0) }
 }

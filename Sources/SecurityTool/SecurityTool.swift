@@ -25,6 +25,20 @@ enum SecurityTool {
             ToolOutput.print(InstallationLayout.versionLine(of: "security") + "\n")
             return 0
         }
+        // Not macOS's either: the manual page and completions scripts/install writes, from
+        // the command table (the flags swift-argument-parser's tools answer).
+        if arguments == ["--generate-manual"] {
+            ToolOutput.print(ToolManual.page.roff)
+            return 0
+        }
+        if arguments.first == "--generate-completion-script" {
+            guard arguments.count == 2, let shell = ShellCompletion.Shell(rawValue: arguments[1]) else {
+                ToolOutput.report("--generate-completion-script takes one of: bash, zsh, fish")
+                return ToolCommand.showUsage
+            }
+            ToolOutput.print(ShellCompletion.script(for: shell))
+            return 0
+        }
         var help = false, interactive = false, quiet = false, verbose = false
         var prompt = "security> "
         let parsed: (options: [OptionParser.Option], operands: [String])
@@ -108,17 +122,20 @@ enum SecurityTool {
         return 0
     }
 
+    /// The flags before the command (`-h` is not listed, as on macOS).
+    static let globalOptions: [(flag: String, text: String)] = [
+        ("-i", "Run in interactive mode."),
+        ("-p", "Set the prompt to \"prompt\" (implies -i)."),
+        ("-q", "Be less verbose."),
+        ("-v", "Be more verbose about what's going on."),
+    ]
+
     private static func usage() -> Int32 {
         ToolOutput.print(
             """
             Usage: security [-h] [-i] [-p prompt] [-q] [-v] [command] [opt ...]
-                -i    Run in interactive mode.
-                -p    Set the prompt to "prompt" (implies -i).
-                -q    Be less verbose.
-                -v    Be more verbose about what's going on.
-            security commands are:
 
-            """)
+            """ + globalOptions.map { "    \($0.flag)    \($0.text)\n" }.joined() + "security commands are:\n")
         _ = showHelp("help", [])
         return ToolCommand.showUsage
     }

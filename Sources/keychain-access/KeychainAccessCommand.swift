@@ -24,17 +24,52 @@ struct KeychainAccessCommand: AsyncParsableCommand {
             last page has been closed for the --linger time.
             """)
 
-    @Flag(help: "Print the link instead of opening the browser (it works once).")
+    static let noBrowserHelp = "Print the link instead of opening the browser (it works once)."
+    static let lingerHelp = "Exit when no page has been open for this many seconds."
+
+    @Flag(help: ArgumentHelp(Self.noBrowserHelp))
     var noBrowser = false
 
-    @Option(help: "Exit when no page has been open for this many seconds.")
+    @Option(help: ArgumentHelp(Self.lingerHelp))
     var linger = 120
+
+    /// keychain-access(1), from this command's own texts (scripts/install writes it).
+    @Flag(help: .hidden)
+    var generateManual = false
+
+    static var manualPage: ManualPage {
+        ManualPage(
+            name: "keychain-access", section: 1, summary: "the Keychain Access window (Trousseau)",
+            synopsis: ["[--no-browser] [--linger SECONDS]", "--generate-completion-script bash|zsh|fish"],
+            sections: [
+                ManualPage.Section("Description", [.paragraph(configuration.abstract), .paragraph(configuration.discussion)]),
+                ManualPage.Section(
+                    "Options",
+                    [
+                        .entry("--no-browser", noBrowserHelp), .entry("--linger SECONDS", lingerHelp + " (default: 120)"),
+                        .entry("--generate-completion-script SHELL", "Print the completion script for bash, zsh or fish."),
+                        .entry("-h, --help", "Show the options."),
+                    ]),
+                ManualPage.Section(
+                    "Security",
+                    [
+                        .paragraph(
+                            "The window is served on 127.0.0.1 only; each request must carry the session's cookie, its Host and Origin, and come from a process of this user. A password is shown or copied only after the keychain password is typed again. See /usr/share/doc/trousseau/SECURITY.md."
+                        )
+                    ]),
+                ManualPage.Section("See also", [.paragraph("security(1), securityd(8)")]),
+            ])
+    }
 
     func validate() throws {
         guard (1...86_400).contains(linger) else { throw ValidationError("--linger takes 1 to 86400 seconds") }
     }
 
     func run() async throws {
+        if generateManual {
+            print(Self.manualPage.roff, terminator: "")
+            return
+        }
         // No core file and no crash report may hold a revealed secret. Not non-dumpable:
         // securityd identifies its callers by /proc/PID/exe, which that would hide.
         ProcessHardening.silenceCrashes()

@@ -14,20 +14,10 @@ import KeychainCallers
 import Glibc
 #endif
 
-// securityd [--home DIR] [--print-socket]: one per keychain (KEYCHAIN_HOME). Clients start it on demand; a second
-// instance finds the daemon lock taken and exits at once.
-// securityd --secret-service [--home DIR]: also org.freedesktop.secrets on the session bus (DBUS_SESSION_BUS_ADDRESS).
-// securityd --system [--home DIR] [--socket PATH]: the System keychain (KeychainPaths.system), run by root
-// from the system unit; its socket is open to every user and SystemKeychainPolicy decides by uid.
-//
-// Environment: KEYCHAIN_HOME, XDG_DATA_HOME, XDG_RUNTIME_DIR (see KeychainPaths);
-// TROUSSEAU_SECURITYD_IDLE_SECONDS (exit after this long without clients; 0: never;
-// default 600); TROUSSEAU_SECURITYD_LOG (a file for diagnostics); TROUSSEAU_SYNC_INTERVAL_SECONDS (how
-// often a round of sync runs while sync is on, besides those changes and hints start; default 60;
-// 0: only `security sync now`, and the daemon may exit when idle); TROUSSEAU_SYNC_STALL_SECONDS (how
-// long the sync server's feed may stay short of this device's own write before `sync status` warns;
-// default 3600). A client that starts the
-// daemon passes only these (DaemonEnvironment). Test builds also read
+// securityd: one per keychain (KEYCHAIN_HOME). Clients start it on demand; a second instance finds the
+// daemon lock taken and exits at once. Its options and environment are DaemonManual's (`securityd --help`,
+// securityd(8)); a client that starts the
+// daemon passes only its TROUSSEAU_ variables (DaemonEnvironment). Test builds also read
 // TROUSSEAU_UNSAFE_FAST_KDF=1 (cheap passcode derivation), TROUSSEAU_TEST_ADMIN_TRUST_SETTINGS=FILE
 // (the administrator's trust settings, instead of /etc/trousseau/trust-settings), TROUSSEAU_TEST_ENCLAVE_KEY_SEED
 // (enclave keys derived from it, for the leak test), TROUSSEAU_TEST_SYSTEM_BUS=ADDRESS (the bus logind's
@@ -66,6 +56,14 @@ if system {
     paths = option("--home").map { KeychainPaths(home: $0, environment: environment) } ?? KeychainPaths.fromEnvironment(environment)
 }
 
+if arguments == ["--help"] {
+    print(DaemonManual.usage, terminator: "")
+    exit(0)
+}
+if arguments == ["--generate-manual"] {
+    print(DaemonManual.page.roff, terminator: "")
+    exit(0)
+}
 if arguments.contains("--version") {
     print(InstallationLayout.versionLine(of: "securityd"))
     exit(0)
@@ -117,15 +115,14 @@ final class StopSignals {
 /// Reports why the daemon cannot serve — in its log and to the client that started it —
 /// and exits with status 1.
 func fatal(_ error: KeychainError) -> Never {
-    var line = "securityd: \(error.description)\n"
-    line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    DaemonLog.logger.error("cannot serve: \(error.description)")
     DaemonStartFailure(status: error.status, message: error.message).record(for: paths)
     exit(1)
 }
 
 let stopSignals = StopSignals()
 do {
-    DaemonLog.write("starting for \(paths.home)")  // with the pid: tells daemons of one home apart
+    DaemonLog.logger.notice("starting for \(paths.home)")  // with the pid: tells daemons of one home apart
     try ProcessHardening.apply()
     try KeychainStore.prepareHome(paths.home)
     guard try DaemonLock.acquire(home: paths.home) else {
@@ -135,10 +132,10 @@ do {
                 fatal(KeychainError(status: OSStatusCode.notAvailable, message: "no session bus in the environment"))
             }
             try SecretServiceHandoff.ask(socket: paths.socket, busAddress: address)
-            DaemonLog.write("another securityd serves \(paths.home); it now serves the Secret Service too")
+            DaemonLog.logger.notice("another securityd serves \(paths.home); it now serves the Secret Service too")
             exit(0)
         }
-        DaemonLog.write("another securityd serves \(paths.home); exiting")
+        DaemonLog.logger.notice("another securityd serves \(paths.home); exiting")
         exit(0)
     }
     var launch = EnclaveClient.Launch()
@@ -183,7 +180,7 @@ do {
     // this device's own acknowledged write before `security sync status` warns of a stall.
     if let stall = environment["TROUSSEAU_SYNC_STALL_SECONDS"].flatMap({ Int($0) }), stall > 0 { dispatcher.warnOfSyncStall(after: stall) }
     DaemonStartFailure.clear(for: paths)  // an earlier daemon's, now out of date
-    DaemonLog.write("serving \(paths.home) on \(paths.socket)")
+    DaemonLog.logger.notice("serving \(paths.home) on \(paths.socket)")
     daemon.run()
     if listener != 3 { unlink(paths.socket) }
     withExtendedLifetime((stopSignals, store, enclave)) {}

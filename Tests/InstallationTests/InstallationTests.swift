@@ -83,6 +83,13 @@ import Testing
         #expect(Set(manifest).isSuperset(of: ["bin/security", "libexec/trousseau/securityd", "libexec/trousseau/trousseau-enclave", "libexec/trousseau/trousseau-sync-agent",
             "lib/systemd/user/trousseau-securityd.socket", "lib/systemd/user/trousseau-securityd.service", "bin/keychain-access",
             "share/applications/trousseau-keychain-access.desktop", "share/icons/hicolor/scalable/apps/trousseau-keychain-access.svg"]))
+        // Manual pages, which man finds through PATH (man-db's manpath), and completions where each shell looks.
+        #expect(Set(manifest).isSuperset(of: ["share/man/man1/security.1.gz", "share/man/man1/keychain-access.1.gz", "share/man/man8/securityd.8.gz",
+            "share/bash-completion/completions/security", "share/zsh/site-functions/_security", "share/fish/vendor_completions.d/security.fish"]))
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/man") {
+            let found = try run("/usr/bin/man", ["-w", "security"], environment: ["PATH": prefix + "/bin:/usr/bin:/bin"])
+            #expect(found.stdout == prefix + "/share/man/man1/security.1.gz\n", "\(found.stdout)\(found.stderr)")
+        }
         // The window is in the desktop's menu, naming the installed program.
         let entry = try String(contentsOfFile: prefix + "/share/applications/trousseau-keychain-access.desktop", encoding: .utf8)
         #expect(entry.contains("\nExec=\(prefix)/bin/keychain-access\n") && entry.contains("\nIcon=trousseau-keychain-access\n"))
@@ -208,6 +215,20 @@ import Testing
         let packaged = try run("/usr/bin/dpkg-deb", ["-f", package, "Version"], environment: CommandRunner.hostEnvironment).stdout
         let control = try run("/usr/bin/dpkg-deb", ["-f", package, "Depends"], environment: CommandRunner.hostEnvironment)
         #expect(control.stdout.contains("libsqlite3-0") && control.stdout.contains("libssl3"), "\(control.stdout)")
+        // Debian's conventions: no error or warning from lintian (its one override says why),
+        // a manual page for each program, completions where each shell looks.
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/lintian") {
+            let lintian = try run("/usr/bin/lintian", [package], environment: CommandRunner.hostEnvironment)
+            #expect(lintian.status == 0 && lintian.stdout.isEmpty, "lintian: \(lintian.stdout)\(lintian.stderr)")
+        }
+        let contents = try run("/usr/bin/dpkg-deb", ["-c", package], environment: CommandRunner.hostEnvironment).stdout
+        for file in [
+            "usr/share/man/man1/security.1.gz", "usr/share/man/man1/keychain-access.1.gz", "usr/share/man/man8/securityd.8.gz",
+            "usr/share/bash-completion/completions/security", "usr/share/zsh/vendor-completions/_security",
+            "usr/share/fish/vendor_completions.d/security.fish", "usr/share/doc/trousseau/changelog.gz", "usr/share/doc/trousseau/copyright",
+        ] {
+            #expect(contents.contains("./" + file + "\n"), "\(file) is in the package")
+        }
 
         var apt = CommandRunner.hostEnvironment
         apt["DEBIAN_FRONTEND"] = "noninteractive"

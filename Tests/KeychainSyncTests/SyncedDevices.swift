@@ -116,7 +116,7 @@ final class SyncedDevices: @unchecked Sendable {
             let logs = self.logs
             let engine = try KeychainSyncEngine(
                 store: keychain.store, sealer: SoftwareSealer(device: id, keys: keys, keybag: keychain.keybag), transport: transport, device: id, zone: Self.zone,
-                log: { line in logs.withLock { $0.append(line) } })
+                log: { _, line in logs.withLock { $0.append(line) } })
             devices.append(Device(id: id, keychain: keychain, transport: transport, engine: engine))
         }
         self.devices = devices
