@@ -81,8 +81,10 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        .target(
-            name: "KeychainSystem", dependencies: ["KeychainModel", .product(name: "Logging", package: "swift-log")], swiftSettings: testHooks),
+        .target(name: "KeychainSystem", dependencies: ["KeychainModel"], swiftSettings: testHooks),
+        // The daemon's log (swift-log with journald's priorities): securityd's side only, so a
+        // client of the Security API links no logging library.
+        .target(name: "KeychainLogging", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // Called from the main of each process that holds keys. Apart from the system layer:
         // it needs a C shim, and nothing a client links may (swift-certificates imports
         // `Security` when it can, and a C module in its closure would break that build).
@@ -166,7 +168,7 @@ let package = Package(
         // (a pidfd), reads its code signature, and makes the `AccessGroups` the store obeys.
         .target(
             name: "KeychainCallers",
-            dependencies: ["CSystemShims", "CodeSigning", "KeychainModel", "KeychainCrypto", "KeychainSystem"],
+            dependencies: ["CSystemShims", "CodeSigning", "KeychainModel", "KeychainCrypto", "KeychainLogging", "KeychainSystem"],
             swiftSettings: testHooks
         ),
         .target(
@@ -193,7 +195,7 @@ let package = Package(
             dependencies: [
                 "CSystemShims", "CSystemd", "CodeSigning", "KeychainCallers", "SecretService", "KeyringFiles", "KeychainCertificates", "KeychainKeys", "KeychainPKCS12", "KeychainProfiles",
                 "KeychainModel", "KeychainCrypto", "KeychainStore",
-                "KeychainSystem", "KeychainProtocol", "Enclave", "EnclaveProtocol", "KeychainSync", "SyncCrypto", "SyncEngine", "SyncJoin", "SyncProtocol", "SyncTransport",
+                "KeychainLogging", "KeychainSystem", "KeychainProtocol", "Enclave", "EnclaveProtocol", "KeychainSync", "SyncCrypto", "SyncEngine", "SyncJoin", "SyncProtocol", "SyncTransport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -203,7 +205,7 @@ let package = Package(
         .executableTarget(
             name: "securityd",
             dependencies: [
-                "CSystemShims", "CodeSigning", "KeychainCallers", "KeychainHardening", "KeychainServer", "KeychainStore", "KeychainSystem", "Enclave",
+                "CSystemShims", "CodeSigning", "KeychainCallers", "KeychainHardening", "KeychainLogging", "KeychainServer", "KeychainStore", "KeychainSystem", "Enclave",
                 "KeychainModel",
             ],
             swiftSettings: testHooks

@@ -1,5 +1,6 @@
 import CodeSigning
 import FoundationEssentials
+import KeychainLogging
 public import KeychainModel
 import KeychainSystem
 

@@ -1,5 +1,6 @@
 import CodeSigning
 import FoundationEssentials
+import KeychainLogging
 import KeychainModel
 import KeychainSystem
 

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import KeychainCertificates
 import KeychainKeys
+import KeychainLogging
 import KeychainModel
 import KeychainProfiles
 import KeychainProtocol

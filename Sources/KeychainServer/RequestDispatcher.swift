@@ -1,6 +1,7 @@
 import CodeSigning
 public import Enclave
 import FoundationEssentials
+import KeychainLogging
 public import KeychainModel
 import KeychainProtocol
 import KeychainSystem

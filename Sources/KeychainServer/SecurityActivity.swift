@@ -1,8 +1,8 @@
 import FoundationEssentials
 import KeychainCallers
+import KeychainLogging
 import KeychainModel
 import KeychainProtocol
-import KeychainSystem
 
 /// securityd's recent refusals, in memory (the last ``capacity``), for Keychain Access's
 /// activity view: a request answered with a denial, a wrong password or no interaction

@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import KeychainLogging
 import KeychainModel
 import KeychainProtocol
 import KeychainSystem

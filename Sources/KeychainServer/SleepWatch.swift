@@ -1,4 +1,5 @@
 import CSystemd
+import KeychainLogging
 import KeychainSystem
 
 /// Watches logind for the machine going to sleep (its `PrepareForSleep` signal on the system

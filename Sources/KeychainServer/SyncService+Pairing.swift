@@ -1,6 +1,7 @@
 import Enclave
 import EnclaveProtocol
 import FoundationEssentials
+import KeychainLogging
 import KeychainModel
 import KeychainProtocol
 import KeychainStore

@@ -2,6 +2,7 @@ import Dispatch
 import Enclave
 import EnclaveProtocol
 import FoundationEssentials
+import KeychainLogging
 import KeychainModel
 import KeychainProtocol
 import KeychainStore

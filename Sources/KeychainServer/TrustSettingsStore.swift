@@ -1,5 +1,6 @@
 import Crypto
 import FoundationEssentials
+import KeychainLogging
 import KeychainModel
 import KeychainProtocol
 import KeychainStore

@@ -50,7 +50,7 @@ public struct ManualPage: Sendable {
         out += ".SH SYNOPSIS\n"
         out += synopsis.map { ".B \(Self.escape(name))\n\(Self.escape($0))\n" }.joined(separator: ".br\n")
         for section in sections {
-            out += ".SH \(section.title.uppercased())\n"
+            out += ".SH \(Self.escape(section.title.uppercased(), argument: true))\n"
             for block in section.blocks {
                 switch block {
                 case .paragraph(let text):
@@ -60,9 +60,9 @@ public struct ManualPage: Sendable {
                     out += text.split(separator: "\n", omittingEmptySubsequences: false).map { Self.escape(String($0)) + "\n" }.joined()
                     out += ".fi\n.RE\n"
                 case .entry(let term, let text):
-                    out += ".TP\n.B \(Self.escape(term))\n\(Self.escape(text))\n"
+                    out += ".TP\n.B \(Self.escape(term, argument: true))\n\(Self.escape(text))\n"
                 case .subsection(let title):
-                    out += ".SS \(Self.escape(title))\n"
+                    out += ".SS \(Self.escape(title, argument: true))\n"
                 }
             }
         }
@@ -71,7 +71,8 @@ public struct ManualPage: Sendable {
 
     /// Text as roff reads it literally: a backslash is `\e`, a hyphen-minus `\-` (what the
     /// reader types), and a line that would start with a control character is guarded.
-    public static func escape(_ text: String) -> String {
+    /// A macro's `argument` (`.B`, `.SS`) is one line, and a double quote in it is `\(dq`.
+    public static func escape(_ text: String, argument: Bool = false) -> String {
         var out = ""
         var lineStart = true
         for character in text {
@@ -79,6 +80,8 @@ public struct ManualPage: Sendable {
             switch character {
             case "\\": out += "\\e"
             case "-": out += "\\-"
+            case "\"" where argument: out += "\\(dq"
+            case "\n" where argument: out += " "
             default:
                 // Beyond ASCII by code point (`\[u2026]`): the page reads the same whatever
                 // encoding groff assumes.

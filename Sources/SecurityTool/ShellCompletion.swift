@@ -76,8 +76,8 @@ enum ShellCompletion {
         var cases = ""
         for command in CommandTable.commands {
             let completions = completions(of: command)
-            let words = completions.subcommands + completions.options.map(\.flag)
-            cases += "        \(command.name)) words=\(shellQuoted(words.joined(separator: " "))); keychains=\(completions.takesKeychains ? 1 : 0) ;;\n"
+            cases += "        \(command.name)) subcommands=\(shellQuoted(completions.subcommands.joined(separator: " "))); "
+            cases += "options=\(shellQuoted(completions.options.map(\.flag).joined(separator: " "))); keychains=\(completions.takesKeychains ? 1 : 0) ;;\n"
         }
         let commands = CommandTable.commands.map(\.name).joined(separator: " ")
         let global = (["-h"] + SecurityTool.globalOptions.map(\.flag) + ["--version"]).joined(separator: " ")
@@ -89,27 +89,38 @@ enum ShellCompletion {
             }
 
             _security() {
-                local cur=${COMP_WORDS[COMP_CWORD]} command="" words="" keychains=0 i
+                local cur=${COMP_WORDS[COMP_CWORD]} command="" at=0 subcommands="" options="" keychains=0 i
                 for ((i = 1; i < COMP_CWORD; i++)); do
                     case ${COMP_WORDS[i]} in
                     -p) ((i++)) ;;
                     -*) ;;
-                    *) command=${COMP_WORDS[i]}; break ;;
+                    *) command=${COMP_WORDS[i]}; at=$i; break ;;
                     esac
                 done
                 if [[ -z $command ]]; then
                     COMPREPLY=($(compgen -W '\(global) \(commands)' -- "$cur"))
                     return
                 fi
+                # A prefix names the first command it starts, as security reads it.
+                for i in \(commands); do
+                    [[ $i == "$command"* ]] && { command=$i; break; }
+                done
                 case $command in
             \(cases)    esac
-                if [[ $cur == -* || $keychains == 0 ]]; then
-                    COMPREPLY=($(compgen -W "$words" -- "$cur"))
-                    [[ $cur != -* && ${#COMPREPLY[@]} == 0 ]] && COMPREPLY=($(compgen -f -- "$cur"))
+                if [[ $cur == -* ]]; then
+                    COMPREPLY=($(compgen -W "$options" -- "$cur"))
+                elif [[ -n $subcommands && $COMP_CWORD == $((at + 1)) ]]; then
+                    COMPREPLY=($(compgen -W "$subcommands" -- "$cur"))
                 else
-                    local list IFS=$'\\n'
-                    list=$(_security_keychains)
-                    COMPREPLY=($(compgen -W "$list" -- "$cur"))
+                    # Keychains from the search list (compared, never expanded), and files.
+                    local keychain IFS=$'\\n'
+                    if [[ $keychains == 1 ]]; then
+                        while read -r keychain; do
+                            [[ $keychain == "$cur"* ]] && COMPREPLY+=("$keychain")
+                        done < <(_security_keychains)
+                    fi
+                    compopt -o filenames 2>/dev/null
+                    COMPREPLY+=($(compgen -f -- "$cur"))
                 fi
             }
             complete -F _security security
@@ -154,13 +165,19 @@ enum ShellCompletion {
                 case $state in
                 (command) _describe -t commands 'security command' commands ;;
                 (argument)
-                    case $words[1] in
+                    # A prefix names the first command it starts, as security reads it.
+                    local name=$words[1] entry
+                    for entry in $commands; do
+                        [[ ${entry%%:*} == $name* ]] && { name=${entry%%:*}; break; }
+                    done
+                    case $name in
             \(cases)        esac
-                    if [[ $PREFIX == -* || $keychains == 0 ]]; then
-                        _describe -t options 'option' opts || _files
-                    else
-                        _security_keychains
+                    if [[ $PREFIX == -* ]]; then
                         _describe -t options 'option' opts
+                    else
+                        (( keychains )) && _security_keychains
+                        _describe -t options 'option' opts
+                        _files
                     fi
                     ;;
                 esac
@@ -181,7 +198,7 @@ enum ShellCompletion {
                 \(keychainsPipeline)
             end
 
-            complete -c security -f
+            complete -c security -n __fish_use_subcommand -f
             complete -c security -n __fish_use_subcommand -s h -d 'Show the commands or a command\\'s usage'
             complete -c security -n __fish_use_subcommand -l version -d 'Print the version'
 
@@ -195,8 +212,11 @@ enum ShellCompletion {
         for command in CommandTable.commands {
             let completions = completions(of: command)
             let condition = fishQuoted("__fish_seen_subcommand_from \(command.name)")
-            for subcommand in completions.subcommands {
-                lines += "complete -c security -n \(condition) -a \(subcommand)\n"
+            if !completions.subcommands.isEmpty {
+                // Its subcommand first (no file there), then what the subcommand takes.
+                let words = completions.subcommands.joined(separator: " ")
+                let first = fishQuoted("__fish_seen_subcommand_from \(command.name); and not __fish_seen_subcommand_from \(words)")
+                lines += "complete -c security -n \(first) -f -a \(fishQuoted(words))\n"
             }
             for option in completions.options {
                 let flag = option.flag.hasPrefix("--") ? "-l \(option.flag.dropFirst(2))" : "-s \(option.flag.dropFirst())"
@@ -204,8 +224,6 @@ enum ShellCompletion {
             }
             if completions.takesKeychains {
                 lines += "complete -c security -n \(condition) -a '(__security_keychains)'\n"
-            } else if completions.subcommands.isEmpty {
-                lines += "complete -c security -n \(condition) -F\n"
             }
         }
         return lines

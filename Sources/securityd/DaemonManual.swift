@@ -42,6 +42,20 @@ enum DaemonManual {
         ),
     ]
 
+    /// Why `arguments` are not what securityd takes (an option not in ``options``, or one
+    /// without its value), or nil. `--generate-manual` writes the page (scripts/install).
+    static func problem(with arguments: [String]) -> String? {
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            if argument == "--generate-manual" { continue }
+            guard let option = options.first(where: { $0.flag.split(separator: " ").first.map(String.init) == argument }) else {
+                return "unknown option \(argument)"
+            }
+            if option.flag.contains(" "), rest.popFirst() == nil { return "\(argument) needs a value" }
+        }
+        return nil
+    }
+
     static var usage: String {
         "usage:\n" + synopsis.map { "  securityd \($0)\n" }.joined() + "\n"
             + options.map { "  \($0.flag.padding(18))\($0.text)\n" }.joined()

@@ -3,6 +3,7 @@ import CodeSigning
 import Dispatch
 import Enclave
 import FoundationEssentials
+import KeychainLogging
 import KeychainModel
 import KeychainServer
 import KeychainStore
@@ -26,6 +27,13 @@ import Glibc
 // (a scripted biometric sensor), which release builds do not contain.
 
 ProcessHardening.silenceCrashes()
+// Only what DaemonManual documents (and --help prints); anything else is refused, on the
+// standard error of whoever typed it.
+if let problem = DaemonManual.problem(with: Array(CommandLine.arguments.dropFirst())) {
+    var text = "securityd: \(problem)\n" + DaemonManual.usage
+    text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    exit(64)
+}
 let environment = ProcessInfo.processInfo.environment
 // Keep nothing our starter left open (a socket systemd passed is descriptor 3).
 let socketActivated = environment["LISTEN_FDS"] == "1" && environment["LISTEN_PID"] == String(getpid())
@@ -56,7 +64,7 @@ if system {
     paths = option("--home").map { KeychainPaths(home: $0, environment: environment) } ?? KeychainPaths.fromEnvironment(environment)
 }
 
-if arguments == ["--help"] {
+if arguments.contains("--help") {
     print(DaemonManual.usage, terminator: "")
     exit(0)
 }

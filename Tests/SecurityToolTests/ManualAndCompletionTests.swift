@@ -65,6 +65,13 @@ import Testing
         // Every option --help names is described on the page.
         let options = help.stdout.split(separator: "\n").filter { $0.hasPrefix("  --") }.map { String($0.dropFirst(2).prefix { $0 != " " }) }
         #expect(options.count == 7 && options.allSatisfy { daemon.text.contains($0) }, "\(options)")
+        // securityd takes exactly those: anything else is refused with the usage, before it
+        // starts (no keychain, no socket).
+        let unknown = try CommandRunner.run("securityd", ["--home", directory + "/refused", "--bogus"])
+        #expect(unknown.status == 64 && unknown.stderr.hasPrefix("securityd: unknown option --bogus\nusage:\n"), "\(unknown.stderr)")
+        #expect(try CommandRunner.run("securityd", ["--home"]).stderr.hasPrefix("securityd: --home needs a value\n"))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/refused"))
+        #expect(try CommandRunner.run("securityd", ["--system", "--help"]).stdout == help.stdout, "--help wherever it is")
         #expect(daemon.text.contains("JOURNAL_STREAM") && daemon.text.contains("TROUSSEAU_SECURITYD_IDLE_SECONDS"))
 
         let window = try render(try page(of: "keychain-access", section: 1))
@@ -104,7 +111,12 @@ import Testing
         #expect(try complete("security", "-q", "dump-k") == ["dump-keychain"])
         #expect(try complete("security", "find-generic-password", "--acc") == ["--access-group"])
         #expect(try complete("security", "backup", "re") == ["restore"])
-        #expect(try complete("security", "show-keychain-info", "") == [directory + "/keychain/keychain.db"])
+        #expect(try complete("security", "show-keychain-info", "").first == directory + "/keychain/keychain.db", "the search list's first, then files")
+        #expect(try complete("security", "show-keychain-info", directory + "/k") == [directory + "/keychain/keychain.db", directory + "/keychain"])
+        // A prefix is the command it names (`find` is find-generic-password), and a file argument completes.
+        #expect(try complete("security", "find", "--acc") == ["--access-group"])
+        #expect(try complete("security", "import", directory + "/security.ba") == [directory + "/security.bash"])
+        #expect(try complete("security", "backup", "restore", directory + "/security.ba") == [directory + "/security.bash"])
     }
 
     @Test(.requires("fish")) func fishCompletesCommandsOptionsSubcommandsAndKeychains() throws {
@@ -119,6 +131,8 @@ import Testing
         #expect(try complete("security find-generic-password --acc") == ["--access-group"])
         #expect(try complete("security backup ").sorted() == ["create", "inspect", "restore"])
         #expect(try complete("security show-keychain-info ").contains(directory + "/keychain/keychain.db"))
+        #expect(try complete("security import \(directory)/security.fi") == [directory + "/security.fish"])
+        #expect(try complete("security backup restore \(directory)/security.fi") == [directory + "/security.fish"])
     }
 
     /// zsh completes only in its line editor: an interactive zsh on a terminal (Python's pty),
