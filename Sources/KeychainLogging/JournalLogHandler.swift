@@ -23,6 +23,9 @@ public struct JournalLogHandler: LogHandler {
     public init(label: String, standardErrorIsTheJournal: Bool = JournalLogHandler.standardErrorIsTheJournal()) {
         self.label = label
         self.toJournal = standardErrorIsTheJournal
+        // A daemon a client started writes to /dev/null: nothing below critical is even
+        // formatted there (a refusal would otherwise pay for a line nobody reads).
+        if Self.standardErrorIsNull() { logLevel = .critical }
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -32,11 +35,19 @@ public struct JournalLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var text = event.message.description
-        let fields = metadata.merging(event.metadata ?? [:]) { _, new in new }
-        for key in fields.keys.sorted() { text += " \(key)=\(fields[key]!)" }
-        // One entry per message: a newline would start another at the default priority.
-        text = String(text.map { $0.isNewline ? " " : $0 })
-        var line = toJournal ? "<\(Self.priority(event.level))>\(text)\n" : "\(label)[\(getpid())]: \(text)\n"
+        if !metadata.isEmpty || event.metadata?.isEmpty == false {
+            let fields = metadata.merging(event.metadata ?? [:]) { _, new in new }
+            for key in fields.keys.sorted() { text += " \(key)=\(fields[key]!)" }
+        }
+        // One entry per message: a line break would start another at the default priority.
+        // (By byte: a refusal logs on the request's path, and walking Characters costs µs.)
+        if text.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) {
+            text = String(decoding: text.utf8.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }, as: UTF8.self)
+        }
+        var line = toJournal ? "<\(Self.priority(event.level))>" : "\(label)[\(getpid())]: "
+        line.reserveCapacity(line.utf8.count + text.utf8.count + 1)
+        line += text
+        line += "\n"
         line.withUTF8 { bytes in
             var written = 0
             while written < bytes.count {
@@ -58,6 +69,13 @@ public struct JournalLogHandler: LogHandler {
         case .error: 3
         case .critical: 2
         }
+    }
+
+    /// Whether descriptor 2 is /dev/null (the same character device).
+    static func standardErrorIsNull() -> Bool {
+        var error = stat(), null = stat()
+        guard fstat(2, &error) == 0, stat("/dev/null", &null) == 0 else { return false }
+        return error.st_mode & S_IFMT == S_IFCHR && error.st_rdev == null.st_rdev
     }
 
     /// Whether descriptor 2 is the stream systemd connected to the journal: `JOURNAL_STREAM`
