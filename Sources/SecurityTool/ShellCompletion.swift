@@ -9,15 +9,10 @@ enum ShellCompletion {
     }
 
     /// What a shell offers after a command's name.
-    struct Completions: Equatable {
+    struct Completions {
         var options: [(flag: String, text: String)]
         var subcommands: [String]
         var takesKeychains: Bool
-
-        static func == (lhs: Self, rhs: Self) -> Bool {
-            lhs.options.map(\.flag) == rhs.options.map(\.flag) && lhs.options.map(\.text) == rhs.options.map(\.text)
-                && lhs.subcommands == rhs.subcommands && lhs.takesKeychains == rhs.takesKeychains
-        }
     }
 
     static func script(for shell: Shell) -> String {

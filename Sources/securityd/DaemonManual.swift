@@ -43,11 +43,11 @@ enum DaemonManual {
     ]
 
     /// Why `arguments` are not what securityd takes (an option not in ``options``, or one
-    /// without its value), or nil. `--generate-manual` writes the page (scripts/install).
+    /// without its value), or nil. `--generate-manual`, alone, writes the page (scripts/install).
     static func problem(with arguments: [String]) -> String? {
+        if arguments == ["--generate-manual"] { return nil }
         var rest = arguments[...]
         while let argument = rest.popFirst() {
-            if argument == "--generate-manual" { continue }
             guard let option = options.first(where: { $0.flag.split(separator: " ").first.map(String.init) == argument }) else {
                 return "unknown option \(argument)"
             }

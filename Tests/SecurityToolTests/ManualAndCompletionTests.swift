@@ -70,6 +70,8 @@ import Testing
         let unknown = try CommandRunner.run("securityd", ["--home", directory + "/refused", "--bogus"])
         #expect(unknown.status == 64 && unknown.stderr.hasPrefix("securityd: unknown option --bogus\nusage:\n"), "\(unknown.stderr)")
         #expect(try CommandRunner.run("securityd", ["--home"]).stderr.hasPrefix("securityd: --home needs a value\n"))
+        // The page's flag only alone: with others it would otherwise start a daemon.
+        #expect(try CommandRunner.run("securityd", ["--generate-manual", "--home", directory + "/refused"]).status == 64)
         #expect(!FileManager.default.fileExists(atPath: directory + "/refused"))
         #expect(try CommandRunner.run("securityd", ["--system", "--help"]).stdout == help.stdout, "--help wherever it is")
         #expect(daemon.text.contains("JOURNAL_STREAM") && daemon.text.contains("TROUSSEAU_SECURITYD_IDLE_SECONDS"))
