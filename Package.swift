@@ -69,6 +69,11 @@ let package = Package(
         .target(name: "CSystemd", linkerSettings: [.linkedLibrary("systemd")]),
         // Debian's libsodium: ristretto255 for CPace, joining a device to the sync circle.
         .target(name: "CSodium", linkerSettings: [.linkedLibrary("sodium")]),
+        // Debian's tpm2-tss (libtss2-esys and its TCTI loader): the enclave's TPM 2.0 backend.
+        .target(
+            name: "CTPM",
+            linkerSettings: [.linkedLibrary("tss2-esys"), .linkedLibrary("tss2-tctildr"), .linkedLibrary("tss2-mu"), .linkedLibrary("tss2-rc")]
+        ),
         // GLib's GVariant (Debian's libglib2.0-0, opened when first needed), reading
         // libsecret's version 1 keyring files.
         .target(name: "CGVariant"),
@@ -139,7 +144,10 @@ let package = Package(
         // trousseau-enclave: the keybag, device key, sensors and the enclave server.
         .target(
             name: "EnclaveBackend",
-            dependencies: ["CSystemShims", "KeychainModel", "KeychainCrypto", "KeychainKeys", "KeychainSystem", "EnclaveProtocol", "SyncCrypto", "SyncProtocol"],
+            dependencies: [
+                "CSystemShims", "CTPM", "KeychainModel", "KeychainCrypto", "KeychainKeys", "KeychainSystem", "EnclaveProtocol", "SyncCrypto",
+                "SyncProtocol",
+            ],
             swiftSettings: testHooks
         ),
         .executableTarget(

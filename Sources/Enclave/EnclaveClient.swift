@@ -53,6 +53,8 @@ public final class EnclaveClient: Keybag {
     public struct Launch: Sendable {
         /// `trousseau-enclave` beside securityd's executable.
         public var executable = ProcessExecutable.sibling("trousseau-enclave")
+        /// `TROUSSEAU_TPM`: where a new keychain's device key goes (the enclave's `--tpm`).
+        public var deviceKeyBackend: String?
         #if TROUSSEAU_TEST_HOOKS
         /// Derive passcodes with scrypt N = 2^10 and no calibration (test builds only).
         public var unsafeFastPasscodeKDF = false
@@ -68,6 +70,7 @@ public final class EnclaveClient: Keybag {
         /// The arguments after the executable.
         var arguments: [String] {
             var arguments: [String] = []
+            if let deviceKeyBackend { arguments += ["--tpm", deviceKeyBackend] }
             #if TROUSSEAU_TEST_HOOKS
             if unsafeFastPasscodeKDF { arguments.append("--unsafe-fast-kdf") }
             if let testSensor { arguments += ["--test-sensor", testSensor] }

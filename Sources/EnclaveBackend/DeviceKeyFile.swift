@@ -59,6 +59,8 @@ struct DeviceKeyFile {
 /// The device key in a 0600 file: the software backend of ``DeviceKey``.
 public final class FileDeviceKey: DeviceKey {
     private let secret: DeviceSecret
+    /// Why software holds the key, when this process made it.
+    private let note: String?
 
     /// The device-key file's name inside `KEYCHAIN_HOME`.
     public static let fileName = "device.key"
@@ -67,9 +69,12 @@ public final class FileDeviceKey: DeviceKey {
     ///
     /// - Throws: `errSecIO` when the file cannot be read or written, `errSecDecode` when
     ///   it is not a device key, `errSecNoAccessForItem` when others may read it.
-    public init(directory: String) throws {
+    public init(directory: String, note: String? = nil) throws {
         secret = try DeviceSecret(bytes: DeviceKeyFile(path: directory + "/" + Self.fileName).loadOrCreate())
+        self.note = note
     }
+
+    public var summary: String { "software (\(Self.fileName), mode 0600)" + (note.map { ": \($0)" } ?? "") }
 
     public func authenticationCode(for message: Data) throws -> SecretBytes {
         secret.authenticationCode(for: message)

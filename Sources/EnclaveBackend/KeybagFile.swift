@@ -12,6 +12,9 @@ import EnclaveProtocol
 /// [logN u8, r u32, p u32, salt length u8, salt], auto-lock seconds u32 (0: never),
 /// erase-after-failures u32 (0: never), entry count u8, then per entry: class name length
 /// u8, class name, wrapping u8 (0 device, 1 passcode), wrapped key length u16, wrapped key.
+/// Version 2 (a keychain on a TPM with a passcode) adds flags bit 1 and, after the KDF's
+/// parameters, the passcode's TPM key: blob length u16, blob. Version 1 files are written
+/// whenever there is no such key, so a software keybag reads in every earlier Trousseau.
 struct KeybagFile: Sendable {
     enum Wrapping: UInt8, Sendable {
         /// Under a key derived from the device key alone.
@@ -27,10 +30,15 @@ struct KeybagFile: Sendable {
 
     static let magic = Data("TRKB".utf8)
     static let version: UInt8 = 1
+    /// The version of a keybag with a passcode key in a TPM.
+    static let tpmVersion: UInt8 = 2
     static let fileName = "keybag"
 
     var uuid: UUID
     var passcodeKDF: PasscodeKDF?
+    /// The TPM key the passcode authorizes (dictionary-attack protected), when the device
+    /// key is in a TPM and a passcode is set.
+    var passcodeKey: Data?
     var autoLockSeconds: UInt32 = 0
     var eraseAfterFailures: UInt32 = 0
     var entries: [ProtectionClass: Entry] = [:]
@@ -46,15 +54,20 @@ struct KeybagFile: Sendable {
 
     func encoded() -> Data {
         var out = Self.magic
-        out.append(Self.version)
+        let tpmKey = passcodeKDF == nil ? nil : passcodeKey
+        out.append(tpmKey == nil ? Self.version : Self.tpmVersion)
         withUnsafeBytes(of: uuid.uuid) { out.append(contentsOf: $0) }
-        out.append(passcodeKDF == nil ? 0 : 1)
+        out.append((passcodeKDF == nil ? 0 : 1) | (tpmKey == nil ? 0 : 2))
         if let kdf = passcodeKDF {
             out.append(kdf.logN)
             out.appendInteger(kdf.blockSize)
             out.appendInteger(kdf.parallelism)
             out.append(UInt8(kdf.salt.count))
             out.append(kdf.salt)
+        }
+        if let tpmKey {
+            out.appendInteger(UInt16(tpmKey.count))
+            out.append(tpmKey)
         }
         out.appendInteger(autoLockSeconds)
         out.appendInteger(eraseAfterFailures)
@@ -80,20 +93,25 @@ struct KeybagFile: Sendable {
     /// - Throws: `errSecDecode` for anything that is not a well-formed version-1 keybag.
     init(decoding data: Data) throws {
         var reader = ByteReader(data)
-        guard Data(try reader.bytes(4)) == Self.magic, try reader.byte() == Self.version else {
-            throw KeychainError.decode("not a Trousseau keybag")
+        guard Data(try reader.bytes(4)) == Self.magic else { throw KeychainError.decode("not a Trousseau keybag") }
+        let version = try reader.byte()
+        guard version == Self.version || version == Self.tpmVersion else {
+            throw KeychainError.decode("not a Trousseau keybag of a version this one reads")
         }
         let u = Array(try reader.bytes(16))
         uuid = UUID(uuid: (u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]))
-        switch try reader.byte() {
-        case 0: passcodeKDF = nil
-        case 1:
+        let flags = try reader.byte()
+        // Version 1: 0 or 1; version 2: passcode and TPM key both (3).
+        guard version == Self.version ? flags <= 1 : flags == 3 else { throw KeychainError.decode("unknown keybag flags") }
+        if flags & 1 != 0 {
             let logN = try reader.byte()
             let blockSize = try reader.integer(UInt32.self)
             let parallelism = try reader.integer(UInt32.self)
             let salt = Data(try reader.bytes(Int(try reader.byte())))
             passcodeKDF = PasscodeKDF(logN: logN, blockSize: blockSize, parallelism: parallelism, salt: salt)
-        default: throw KeychainError.decode("unknown keybag flags")
+        }
+        if flags & 2 != 0 {
+            passcodeKey = Data(try reader.bytes(Int(try reader.integer(UInt16.self))))
         }
         autoLockSeconds = try reader.integer(UInt32.self)
         eraseAfterFailures = try reader.integer(UInt32.self)

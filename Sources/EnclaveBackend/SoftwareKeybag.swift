@@ -300,7 +300,10 @@ public final class SoftwareKeybag: Keybag {
             let kdf = try PasscodeKDF.calibrated(
                 target: configuration.passcodeKDFTarget, minimumLogN: configuration.minimumLogN, salt: Self.randomBytes(32))
             changed.passcodeKDF = kdf
-            let wrapping = try passcodeWrappingKey(changed, kdf: kdf, passcode: new)
+            let stretched = try kdf.derive(new)
+            // On a TPM, a new key whose authValue is this passcode's half (the old one's blob is dropped).
+            changed.passcodeKey = try (deviceKey as? TPMDeviceKey)?.createPasscodeKey(auth: TPMPasscodeHalves(stretched).authValue)
+            let wrapping = try passcodeWrappingKey(changed, stretched: stretched)
             for protection in Self.passcodeClasses {
                 guard let key = keys[protection] else { throw KeychainError.internalComponent }
                 changed.entries[protection] = KeybagFile.Entry(
@@ -310,6 +313,7 @@ public final class SoftwareKeybag: Keybag {
             destroysPasscodeClass = false
         } else {
             changed.passcodeKDF = nil
+            changed.passcodeKey = nil
             let wrapping = try Self.deviceWrappingKey(changed, deviceKey)
             for protection in Self.passcodeClasses where protection != .whenPasscodeSetThisDeviceOnly {
                 guard let key = keys[protection] else { throw KeychainError.internalComponent }
@@ -353,12 +357,14 @@ public final class SoftwareKeybag: Keybag {
 
         var keys: [ProtectionClass: ClassKey] = [:]
         do {
-            let wrapping = try passcodeWrappingKey(file, kdf: kdf, passcode: passcode)
+            let wrapping = try passcodeWrappingKey(file, stretched: try kdf.derive(passcode))
             for (protection, entry) in file.entries where entry.wrapping == .passcode {
                 keys[protection] = try wrapping.unwrap(
                     entry.wrappedKey, associatedData: file.associatedData(for: protection, wrapping: .passcode))
             }
-        } catch let error as KeychainError where error == .decode {
+        } catch let failure as TPMFailure where failure.isLockout {
+            throw disabled(failure)
+        } catch let error where (error as? KeychainError) == .decode || (error as? TPMFailure)?.isWrongAuthorization == true {
             if file.eraseAfterFailures > 0, throttle.failures >= file.eraseAfterFailures {
                 try erase()
                 throw KeychainError(status: OSStatusCode.authFailed, message: "too many failed attempts: the keychain was erased")
@@ -378,13 +384,39 @@ public final class SoftwareKeybag: Keybag {
         state.withLock { $0 = State(file: file, keys: keys, lockState: .unlocked, lastActivity: now) }
     }
 
-    private func passcodeWrappingKey(_ file: KeybagFile, kdf: PasscodeKDF, passcode: SecretBytes) throws -> WrappingKey {
-        let stretched = try kdf.derive(passcode)
+    /// The key that wraps the passcode classes, from the passcode's scrypt output.
+    ///
+    /// Software: HKDF(HMAC(device key, "trousseau keybag passcode" ‖ uuid ‖ stretched)). On
+    /// a TPM: the stretched passcode is split in two; one half is the authValue of the
+    /// passcode's TPM key, which MACs "trousseau keybag passcode" ‖ uuid; the other half and
+    /// that MAC make the key. A guess can then be tried only by the TPM, which counts it, and
+    /// a TPM that gave its keys away would still leave the passcode to find.
+    ///
+    /// - Throws: ``TPMFailure`` for a wrong passcode and in lockout, on a TPM.
+    private func passcodeWrappingKey(_ file: KeybagFile, stretched: SecretBytes) throws -> WrappingKey {
         var message = Data("trousseau keybag passcode".utf8)
         withUnsafeBytes(of: file.uuid.uuid) { message.append(contentsOf: $0) }
+        if let blob = file.passcodeKey {
+            guard let tpm = deviceKey as? TPMDeviceKey else {
+                throw KeychainError.decode("the keybag's passcode key is in a TPM, and this keychain's device key is not")
+            }
+            let halves = TPMPasscodeHalves(stretched)
+            let mac = try tpm.passcodeAuthenticationCode(key: blob, auth: halves.authValue, message: message)
+            return WrappingKey(deriving: halves.entangled(with: mac), info: "trousseau keybag TPM passcode wrapping key")
+        }
         stretched.withUnsafeBytes { message.append(contentsOf: $0) }
         defer { message.withUnsafeMutableBytes { SecretBytes.zero($0) } }
         return WrappingKey(deriving: try deviceKey.authenticationCode(for: message), info: "trousseau keybag passcode wrapping key")
+    }
+
+    /// The refusal while the TPM's dictionary-attack lockout lasts, in the words Apple uses
+    /// for a disabled device, with the time until the TPM forgives one failure.
+    private func disabled(_ failure: TPMFailure) -> KeychainError {
+        let wait = (try? (deviceKey as? TPMDeviceKey)?.lockout())?.interval
+        let when = wait.map { " Try again in \(max(1, ($0 + 59) / 60)) minutes." } ?? ""
+        return KeychainError(
+            status: OSStatusCode.authFailed,
+            message: "the keychain is disabled: too many wrong passcodes reached the TPM's dictionary-attack lockout.\(when)")
     }
 
     private static func deviceWrappingKey(_ file: KeybagFile, _ deviceKey: any DeviceKey) throws -> WrappingKey {

@@ -13,7 +13,7 @@ enum DaemonEnvironment {
     /// What passes from the client's environment.
     static let inherited: Set<String> = [
         "HOME", "KEYCHAIN_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR",
-        "TROUSSEAU_SECURITYD_LOG", "TROUSSEAU_SECURITYD_IDLE_SECONDS", "TROUSSEAU_SYNC_INTERVAL_SECONDS", "TROUSSEAU_SYNC_STALL_SECONDS",
+        "TROUSSEAU_SECURITYD_LOG", "TROUSSEAU_SECURITYD_IDLE_SECONDS", "TROUSSEAU_TPM", "TROUSSEAU_SYNC_INTERVAL_SECONDS", "TROUSSEAU_SYNC_STALL_SECONDS",
     ]
 
     /// What a caller may name explicitly, beyond ``inherited``: the test hooks, in test builds.

@@ -144,6 +144,7 @@ enum KeychainCommands {
             available classes: \(status.availableClasses.map(\.rawValue).joined(separator: " "))
             failed unlocks: \(status.failedUnlocks)
             memory locked: \(status.memoryLocked ? "yes" : "no")
+            device key: \(status.deviceKey)
 
             """)
         return 0

@@ -30,6 +30,10 @@ enum DaemonManual {
         ("XDG_RUNTIME_DIR", "The socket's directory is $XDG_RUNTIME_DIR/trousseau (else /tmp/trousseau-UID)."),
         ("LISTEN_FDS, LISTEN_PID", "A socket passed by systemd (socket activation, sd_listen_fds(3)) is served instead of one of its own."),
         ("JOURNAL_STREAM", "When it names standard error, each line starts with its syslog priority for the journal (sd-daemon(3))."),
+        (
+            "TROUSSEAU_TPM",
+            "Where a new keychain's device key goes: auto (the default: the TPM 2.0 at /dev/tpmrm0 when this user may open it, else software), off (software), or a TCTI such as swtpm:path=SOCKET. A keychain keeps the backend it was made with; a TCTI given here reaches its TPM another way."
+        ),
         ("TROUSSEAU_SECURITYD_IDLE_SECONDS", "Exit after this long without a client (0: never; default 600)."),
         ("TROUSSEAU_SECURITYD_LOG", "A file for the diagnostics instead of standard error (clients start the daemon with standard error on /dev/null)."),
         (

@@ -147,6 +147,7 @@ do {
         exit(0)
     }
     var launch = EnclaveClient.Launch()
+    launch.deviceKeyBackend = environment["TROUSSEAU_TPM"]
     #if TROUSSEAU_TEST_HOOKS
     let adminTrustSettings = TestHook.adminTrustSettings.value
     launch.unsafeFastPasscodeKDF = TestHook.unsafeFastKDF.value == "1"

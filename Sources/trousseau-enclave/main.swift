@@ -6,7 +6,7 @@ import EnclaveProtocol
 import KeychainHardening
 import KeychainSystem
 
-// trousseau-enclave --home DIR [--unsafe-fast-kdf] [--test-sensor DIR]
+// trousseau-enclave --home DIR [--tpm off|auto|TCTI] [--unsafe-fast-kdf] [--test-sensor DIR]
 // The last two exist in test builds only: a release build derives passcodes at full cost
 // and trusts no scripted sensor, whatever it is told. securityd starts it with no
 // environment of its own.
@@ -20,9 +20,11 @@ var arguments = CommandLine.arguments.dropFirst()
 var home: String?
 var configuration = SoftwareKeybag.Configuration()
 var testSensor: String?
+var deviceKeyBackend = DeviceKeyBackend.automatic
 while let argument = arguments.popFirst() {
     switch argument {
     case "--home": home = arguments.popFirst()
+    case "--tpm": deviceKeyBackend = DeviceKeyBackend(setting: arguments.popFirst())
     #if TROUSSEAU_TEST_HOOKS
     case "--unsafe-fast-kdf":
         configuration.passcodeKDFTarget = 0
@@ -50,7 +52,7 @@ do {
     try ProcessHardening.apply()
     memoryLocked = ProcessHardening.lockMemory()
     guard let home else { throw KeychainError.param("trousseau-enclave needs --home DIR") }
-    let keybag = try SoftwareKeybag(directory: home, deviceKey: FileDeviceKey(directory: home), configuration: configuration)
+    let keybag = try SoftwareKeybag(directory: home, deviceKey: deviceKeyBackend.open(directory: home), configuration: configuration)
     EnclaveServer(keybag: keybag, memoryLocked: memoryLocked).serve(fd: connection)
 } catch {
     // Answer every request with the reason, so the daemon reports it as an OSStatus.

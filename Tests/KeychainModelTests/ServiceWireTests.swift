@@ -89,7 +89,7 @@ import Testing
         let result: KeychainValue? = .array([.dictionary(Self.query)])
         var success = ByteReader(Data(ServiceWire.success(result).bytes))
         #expect(try ServiceWire.decodeResponse(&success, to: Service.CopyMatching.self) == result)
-        let status = Service.KeychainStatus(lockState: .locked, hasPasscode: true, autoLockSeconds: 300, failedUnlocks: 2, memoryLocked: true, changeCount: 7)
+        let status = Service.KeychainStatus(lockState: .locked, hasPasscode: true, autoLockSeconds: 300, failedUnlocks: 2, memoryLocked: true, changeCount: 7, deviceKey: "TPM 2.0 (swtpm:path=/tmp/t/tpm.sock)")
         var statusReader = ByteReader(Data(ServiceWire.success(status).bytes))
         #expect(try ServiceWire.decodeResponse(&statusReader, to: Service.KeychainStatusRequest.self) == status)
         let profile = ProfileRecord(

@@ -24,10 +24,13 @@ public enum CommandRunner {
     }
 
     /// What every test run adds to the environment: daemons it starts exit after 30 idle
-    /// seconds, and derive passcodes cheaply (test-only).
+    /// seconds, derive passcodes cheaply (test-only), and keep device keys in software — a
+    /// test that wants a TPM names its own swtpm (``SoftwareTPM``), and no test's wrong
+    /// passcodes reach the dictionary-attack counter of the machine's TPM.
     public static let testEnvironment = [
         "TROUSSEAU_SECURITYD_IDLE_SECONDS": "30",
         "TROUSSEAU_UNSAFE_FAST_KDF": "1",
+        "TROUSSEAU_TPM": "off",
     ]
 
     /// Runs `product` with `arguments`, `environment` added to this process's, and `input`

@@ -66,4 +66,6 @@ public struct EnclaveStatus: WireCodable, Hashable {
     public var keybag: KeybagStatus
     /// Whether the enclave's memory is locked into RAM (mlockall succeeded).
     public var memoryLocked: Bool
+    /// What holds the device key: "TPM 2.0 (device:/dev/tpmrm0)", or software and why.
+    public var deviceKey: String
 }

@@ -22,6 +22,8 @@ extension Service {
         /// Writes committed to the keychain and its open file keychains since securityd
         /// started: a client that shows items (the window) re-reads them when this changes.
         public var changeCount: UInt64
+        /// What holds the device key (a TPM 2.0, or software and why).
+        public var deviceKey: String
     }
 
     /// Sets, changes (both given) or removes (`new` nil) the keychain passcode.

@@ -9,7 +9,8 @@ extension Service.KeychainStatusRequest: ServedRequest {
         return Service.KeychainStatus(
             lockState: status.keybag.lockState, hasPasscode: status.keybag.hasPasscode,
             autoLockSeconds: status.keybag.autoLockSeconds, failedUnlocks: status.keybag.failedUnlocks,
-            memoryLocked: status.memoryLocked, changeCount: daemon.store.changeCount &+ daemon.fileKeychains.changeCount)
+            memoryLocked: status.memoryLocked, changeCount: daemon.store.changeCount &+ daemon.fileKeychains.changeCount,
+            deviceKey: status.deviceKey)
     }
 }
 

@@ -1,0 +1,150 @@
+import CTPM
+import FoundationEssentials
+import KeychainModel
+
+/// A TPM 2.0 response code other than success, with what the enclave needs to tell apart.
+struct TPMFailure: Error, CustomStringConvertible {
+    let code: UInt32
+
+    private var layer: UInt32 { code >> 16 }
+    /// The code without its layer and without the handle, session or parameter number it names.
+    private var base: UInt32 {
+        guard layer == 0 else { return code }
+        return code & 0x80 != 0 ? code & 0xBF : code & 0xFFF
+    }
+
+    /// A wrong authValue: TPM_RC_AUTH_FAIL (counted by the dictionary-attack logic) or
+    /// TPM_RC_BAD_AUTH (an object without it).
+    var isWrongAuthorization: Bool { base == UInt32(TROUSSEAU_TPM_RC_AUTH_FAIL) || base == UInt32(TROUSSEAU_TPM_RC_BAD_AUTH) }
+    /// TPM_RC_LOCKOUT: the dictionary-attack lockout refuses every DA-protected use.
+    var isLockout: Bool { base == UInt32(TROUSSEAU_TPM_RC_LOCKOUT) }
+    /// TPM_RC_INTEGRITY on Load: the blob was not made under this TPM's storage root key
+    /// (the TPM was cleared, or it is another TPM).
+    var isIntegrity: Bool { base == UInt32(TROUSSEAU_TPM_RC_INTEGRITY) }
+    /// The TCTI (layer 10) or a resource manager (11, 12) failed: no TPM answered.
+    var isUnreachable: Bool { (10...12).contains(layer) }
+    /// A blob of ours that does not parse.
+    var isMalformed: Bool { code == UInt32(TROUSSEAU_TPM_RC_SHIM_FORMAT) || layer == 9 }
+
+    var description: String {
+        "TPM error 0x\(String(code, radix: 16)): \(String(cString: trousseau_tpm_describe(code)))"
+    }
+}
+
+/// The dictionary-attack state a TPM reports: global to the TPM, set by whoever holds its
+/// lockoutAuth, read (never changed) here.
+struct TPMLockout: Sendable, Hashable {
+    var failures: UInt32
+    var maximumFailures: UInt32
+    /// Seconds after which one failure is forgotten (and, in lockout, the next try is allowed).
+    var interval: UInt32
+    var inLockout: Bool
+}
+
+/// One connection to a TPM 2.0 through libtss2's ESYS (the CTPM shim), with the storage
+/// root key made; closed when released. Each operation runs in its own salted session.
+final class TrustedPlatformModule {
+    private let handle: OpaquePointer
+    /// The blobs' largest size: TPM2B_PUBLIC and TPM2B_PRIVATE marshalled.
+    private static let blobCapacity = 1024
+
+    /// Connects to the TPM `tcti` names (`device:/dev/tpmrm0`, `swtpm:path=…`).
+    init(tcti: String) throws {
+        var opened: OpaquePointer?
+        let rc = trousseau_tpm_open(tcti, &opened)
+        guard rc == 0, let opened else { throw TPMFailure(code: rc) }
+        handle = opened
+    }
+
+    deinit { trousseau_tpm_close(handle) }
+
+    /// The storage root key's name, which a keychain records to know its TPM again.
+    func storageRootKeyName() throws -> Data {
+        var name = [UInt8](repeating: 0, count: 128)
+        var length = 0
+        try check(trousseau_tpm_srk_name(handle, &name, name.count, &length))
+        return Data(name.prefix(length))
+    }
+
+    /// A new TPM-generated HMAC-SHA256 key with `auth` as its authValue.
+    func createHMACKey(auth: SecretBytes, dictionaryAttackProtected: Bool) throws -> Data {
+        var blob = [UInt8](repeating: 0, count: Self.blobCapacity)
+        var length = 0
+        try check(auth.withUnsafeBytes { auth in
+            trousseau_tpm_create_hmac_key(handle, auth.bindMemory(to: UInt8.self).baseAddress, auth.count, dictionaryAttackProtected ? 1 : 0, &blob, blob.count, &length)
+        })
+        return Data(blob.prefix(length))
+    }
+
+    /// HMAC-SHA256 of `message` under the key in `blob`.
+    func hmac(key blob: Data, auth: SecretBytes, message: Data) throws -> SecretBytes {
+        try SecretBytes(count: 32) { mac in
+            try check(blob.withUnsafeBytes { blob in
+                auth.withUnsafeBytes { auth in
+                    message.withUnsafeBytes { message in
+                        trousseau_tpm_hmac(
+                            handle, blob.bindMemory(to: UInt8.self).baseAddress, blob.count, auth.bindMemory(to: UInt8.self).baseAddress,
+                            auth.count, message.bindMemory(to: UInt8.self).baseAddress, message.count, mac.bindMemory(to: UInt8.self).baseAddress)
+                    }
+                }
+            })
+        }
+    }
+
+    /// A new TPM-generated P-256 key (sign and ECDH) with `auth` as its authValue: its blob
+    /// and its public key (X9.63).
+    func createP256Key(auth: SecretBytes) throws -> (blob: Data, publicKey: Data) {
+        var blob = [UInt8](repeating: 0, count: Self.blobCapacity)
+        var length = 0
+        var x963 = [UInt8](repeating: 0, count: 65)
+        try check(auth.withUnsafeBytes { auth in
+            trousseau_tpm_create_p256_key(handle, auth.bindMemory(to: UInt8.self).baseAddress, auth.count, &blob, blob.count, &length, &x963)
+        })
+        return (Data(blob.prefix(length)), Data(x963))
+    }
+
+    /// ECDSA over a SHA-256 digest: the raw signature r ‖ s.
+    func sign(key blob: Data, auth: SecretBytes, digest: Data) throws -> Data {
+        guard digest.count == 32 else { throw TPMFailure(code: UInt32(TROUSSEAU_TPM_RC_SHIM_SIZE)) }
+        var r = [UInt8](repeating: 0, count: 32)
+        var s = [UInt8](repeating: 0, count: 32)
+        try check(blob.withUnsafeBytes { blob in
+            auth.withUnsafeBytes { auth in
+                digest.withUnsafeBytes { digest in
+                    trousseau_tpm_sign(
+                        handle, blob.bindMemory(to: UInt8.self).baseAddress, blob.count, auth.bindMemory(to: UInt8.self).baseAddress, auth.count,
+                        digest.bindMemory(to: UInt8.self).baseAddress, &r, &s)
+                }
+            }
+        })
+        return Data(r + s)
+    }
+
+    /// ECDH: the shared x coordinate with `peer` (X9.63, 65 bytes).
+    func keyExchange(key blob: Data, auth: SecretBytes, peer: Data) throws -> SecretBytes {
+        guard peer.count == 65 else { throw TPMFailure(code: UInt32(TROUSSEAU_TPM_RC_SHIM_FORMAT)) }
+        return try SecretBytes(count: 32) { shared in
+            try check(blob.withUnsafeBytes { blob in
+                auth.withUnsafeBytes { auth in
+                    peer.withUnsafeBytes { peer in
+                        trousseau_tpm_ecdh(
+                            handle, blob.bindMemory(to: UInt8.self).baseAddress, blob.count, auth.bindMemory(to: UInt8.self).baseAddress,
+                            auth.count, peer.bindMemory(to: UInt8.self).baseAddress, shared.bindMemory(to: UInt8.self).baseAddress)
+                    }
+                }
+            })
+        }
+    }
+
+    /// The dictionary-attack counter and its settings.
+    func lockout() throws -> TPMLockout {
+        var counter: UInt32 = 0, maximum: UInt32 = 0, interval: UInt32 = 0, recovery: UInt32 = 0
+        var inLockout: Int32 = 0
+        try check(trousseau_tpm_lockout(handle, &counter, &maximum, &interval, &recovery, &inLockout))
+        return TPMLockout(failures: counter, maximumFailures: maximum, interval: interval, inLockout: inLockout != 0)
+    }
+
+    private func check(_ rc: UInt32) throws {
+        if rc != 0 { throw TPMFailure(code: rc) }
+    }
+}
