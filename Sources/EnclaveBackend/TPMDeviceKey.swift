@@ -173,7 +173,7 @@ struct TPMDeviceKeyFile: Sendable, Hashable {
 /// mix with that key's MAC.
 struct TPMPasscodeHalves {
     let authValue: SecretBytes
-    private let kept: SecretBytes
+    let kept: SecretBytes
 
     init(_ stretched: SecretBytes) {
         authValue = Self.derive(stretched, "trousseau TPM passcode authValue")

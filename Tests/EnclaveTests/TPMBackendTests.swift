@@ -160,3 +160,99 @@ import Testing
         return out
     }
 }
+
+/// What crosses the bus between the enclave and the TPM: a relay on Unix sockets in front of
+/// swtpm's (the command socket and its `.ctrl`), recording every byte both ways. (tpm2-tss's
+/// pcap TCTI would need TCTI_PCAP_FILE in the enclave's environment, and the enclave gets
+/// none.)
+@Suite(.enabled(if: SoftwareTPM.isAvailable, "swtpm is not installed")) final class TPMBusTests {
+    static let relay = """
+        import os, socket, sys, threading
+        listen, target, capture = sys.argv[1:4]
+        out = open(capture, "ab", buffering=0)
+        lock = threading.Lock()
+        def pump(a, b):
+            while True:
+                data = a.recv(65536)
+                if not data:
+                    break
+                with lock:
+                    out.write(data)
+                b.sendall(data)
+            for s in (a, b):
+                try: s.shutdown(socket.SHUT_RDWR)
+                except OSError: pass
+        def serve(path, to):
+            server = socket.socket(socket.AF_UNIX)
+            server.bind(path)
+            server.listen(8)
+            while True:
+                client, _ = server.accept()
+                upstream = socket.socket(socket.AF_UNIX)
+                upstream.connect(to)
+                threading.Thread(target=pump, args=(client, upstream), daemon=True).start()
+                threading.Thread(target=pump, args=(upstream, client), daemon=True).start()
+        threading.Thread(target=serve, args=(listen + ".ctrl", target + ".ctrl"), daemon=True).start()
+        serve(listen, target)
+        """
+
+    @Test func anUnlockSendsNoPasscodeDerivativeAndNoKeyInClear() throws {
+        let tpm = try SoftwareTPM()
+        let directory = try TemporaryKeychain.makeTemporaryDirectory()
+        defer { try? FileManagerLite.removeTree(directory) }
+        let listen = directory + "/relay.sock", capture = directory + "/bus.capture"
+        let relay = Process()
+        relay.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        relay.arguments = ["-c", Self.relay, listen, tpm.socket, capture]
+        try relay.run()
+        defer {
+            kill(relay.processIdentifier, SIGKILL)
+            relay.waitUntilExit()
+        }
+        for _ in 0..<300 where !FileManager.default.fileExists(atPath: listen) { usleep(10_000) }
+
+        let keychain = try DaemonKeychain()
+        let passcode = "PIN-4711-correct-horse"
+        func security(_ arguments: String...) throws -> CommandResult {
+            try CommandRunner.run("security", arguments, environment: ["KEYCHAIN_HOME": keychain.home, "TROUSSEAU_TPM": "swtpm:path=\(listen)"])
+        }
+        #expect(try security("add-generic-password", "-a", "alice", "-s", "mail", "-w", "s3cret").status == 0)
+        #expect(try security("set-keychain-password", "-p", passcode).status == 0)
+        DaemonControl.stop(home: keychain.home)
+        #expect(try security("unlock-keychain", "-p", "a wrong guess").status == 51)
+        #expect(try security("unlock-keychain", "-p", passcode).status == 0)
+        #expect(try security("find-generic-password", "-a", "alice", "-w").stdout == "s3cret\n")
+        DaemonControl.stop(home: keychain.home)
+
+        // What an unlock computes, recomputed here against swtpm directly (not through the relay).
+        let bus = try Data(contentsOf: URL(fileURLWithPath: capture))
+        let keybag = try #require(try KeybagFile.load(from: keychain.home))
+        let stretched = try #require(keybag.passcodeKDF).derive(SecretBytes(Array(passcode.utf8)))
+        let halves = TPMPasscodeHalves(stretched)
+        let deviceKey = try TPMDeviceKey(directory: keychain.home, tcti: tpm.tcti)
+        var message = Data("trousseau keybag passcode".utf8)
+        withUnsafeBytes(of: keybag.uuid.uuid) { message.append(contentsOf: $0) }
+        let passcodeMAC = try deviceKey.passcodeAuthenticationCode(key: try #require(keybag.passcodeKey), auth: halves.authValue, message: message)
+        var deviceMessage = Data("trousseau keybag device".utf8)
+        withUnsafeBytes(of: keybag.uuid.uuid) { deviceMessage.append(contentsOf: $0) }
+        let deviceMAC = try deviceKey.authenticationCode(for: deviceMessage)
+        let secrets: [(String, Data)] = [
+            ("the passcode", Data(passcode.utf8)), ("its scrypt output", Self.bytes(stretched)),
+            ("the authValue half", Self.bytes(halves.authValue)), ("the kept half", Self.bytes(halves.kept)),
+            ("the passcode key's MAC", Self.bytes(passcodeMAC)), ("the device key's MAC", Self.bytes(deviceMAC)),
+            ("the item's secret", Data("s3cret".utf8)),
+        ]
+        for (name, secret) in secrets {
+            // Any 8 bytes of it would do for a search; none may appear.
+            for start in stride(from: 0, to: secret.count - 7, by: 8) {
+                #expect(bus.range(of: secret[start..<start + 8]) == nil, "\(name) crossed the bus in clear")
+            }
+        }
+        // The capture is the traffic: it holds the TPM_CC_HMAC command code and the passcode
+        // key's public area, which is sent in clear with its Load.
+        #expect(bus.count > 4_000 && bus.range(of: Data([0, 0, 0x01, 0x55])) != nil, "\(bus.count) bytes")
+        #expect(bus.range(of: try #require(keybag.passcodeKey).prefix(40)) != nil)
+    }
+
+    static func bytes(_ secret: SecretBytes) -> Data { secret.withUnsafeBytes { Data($0) } }
+}
