@@ -470,7 +470,8 @@ let package = Package(
             name: "EnclaveTests",
             dependencies: [
                 "Enclave", "EnclaveBackend", "EnclaveProtocol", "KeychainCrypto", "KeychainModel", "KeychainStore",
-                "KeychainTestSupport", "KeychainSystem", "SyncCrypto", "SyncProtocol", "trousseau-enclave",
+                "KeychainTestSupport", "KeychainSystem", "SyncCrypto", "SyncProtocol", "trousseau-enclave", "KeychainClient", "securityd",
+                "SecurityTool",
             ],
             swiftSettings: testHooks
         ),

@@ -116,10 +116,14 @@ uint32_t trousseau_tpm_srk_name(trousseau_tpm *tpm, uint8_t *name, size_t capaci
 
 // Creates an object from `template` under the storage root key and marshals it to `blob`.
 static uint32_t create(trousseau_tpm *tpm, TPM2B_PUBLIC *template, const uint8_t *auth, size_t auth_length,
-                       uint8_t *blob, size_t capacity, size_t *blob_length, TPM2B_PUBLIC **public_out) {
+                       const uint8_t *data, size_t data_length, uint8_t *blob, size_t capacity, size_t *blob_length,
+                       TPM2B_PUBLIC **public_out) {
     TPM2B_SENSITIVE_CREATE sensitive = {0};
     uint32_t rc = make_auth(auth, auth_length, &sensitive.sensitive.userAuth);
     if (rc) return rc;
+    if (data_length > sizeof sensitive.sensitive.data.buffer) return TROUSSEAU_TPM_RC_SHIM_SIZE;
+    sensitive.sensitive.data.size = (UINT16)data_length;
+    if (data_length) memcpy(sensitive.sensitive.data.buffer, data, data_length);
     TPM2B_DATA outside = {0};
     TPML_PCR_SELECTION pcrs = {0};
     ESYS_TR session = ESYS_TR_NONE;
@@ -144,16 +148,17 @@ static uint32_t create(trousseau_tpm *tpm, TPM2B_PUBLIC *template, const uint8_t
 }
 
 uint32_t trousseau_tpm_create_hmac_key(trousseau_tpm *tpm, const uint8_t *auth, size_t auth_length, int da_protected,
-                                       uint8_t *blob, size_t capacity, size_t *blob_length) {
+                                       const uint8_t *key, size_t key_length, uint8_t *blob, size_t capacity,
+                                       size_t *blob_length) {
     TPM2B_PUBLIC template = {0};
     template.publicArea.type = TPM2_ALG_KEYEDHASH;
     template.publicArea.nameAlg = TPM2_ALG_SHA256;
-    template.publicArea.objectAttributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT |
-                                           TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
-                                           TPMA_OBJECT_SIGN_ENCRYPT | (da_protected ? 0 : TPMA_OBJECT_NODA);
+    template.publicArea.objectAttributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_USERWITHAUTH |
+                                           TPMA_OBJECT_SIGN_ENCRYPT | (key ? 0 : TPMA_OBJECT_SENSITIVEDATAORIGIN) |
+                                           (da_protected ? 0 : TPMA_OBJECT_NODA);
     template.publicArea.parameters.keyedHashDetail.scheme.scheme = TPM2_ALG_HMAC;
     template.publicArea.parameters.keyedHashDetail.scheme.details.hmac.hashAlg = TPM2_ALG_SHA256;
-    return create(tpm, &template, auth, auth_length, blob, capacity, blob_length, NULL);
+    return create(tpm, &template, auth, auth_length, key, key ? key_length : 0, blob, capacity, blob_length, NULL);
 }
 
 uint32_t trousseau_tpm_create_p256_key(trousseau_tpm *tpm, const uint8_t *auth, size_t auth_length, uint8_t *blob,
@@ -169,7 +174,7 @@ uint32_t trousseau_tpm_create_p256_key(trousseau_tpm *tpm, const uint8_t *auth, 
     template.publicArea.parameters.eccDetail.curveID = TPM2_ECC_NIST_P256;
     template.publicArea.parameters.eccDetail.kdf.scheme = TPM2_ALG_NULL;
     TPM2B_PUBLIC *public = NULL;
-    uint32_t rc = create(tpm, &template, auth, auth_length, blob, capacity, blob_length, &public);
+    uint32_t rc = create(tpm, &template, auth, auth_length, NULL, 0, blob, capacity, blob_length, &public);
     if (rc) return rc;
     TPMS_ECC_POINT *point = &public->publicArea.unique.ecc;
     if (point->x.size != 32 || point->y.size != 32) rc = TROUSSEAU_TPM_RC_SHIM_FORMAT;

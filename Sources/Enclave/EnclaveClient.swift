@@ -316,6 +316,11 @@ public final class EnclaveClient: Keybag {
         try call(EnclaveCall.ChangePasscode(old: old, new: new))
     }
 
+    /// Moves the device key into a TPM; the status after it.
+    public func migrateToTPM(tcti: String?, passcode: SecretBytes?) throws -> EnclaveStatus {
+        try call(EnclaveCall.MigrateToTPM(tcti: tcti, passcode: passcode))
+    }
+
     public func updateSettings(autoLockSeconds: UInt32? = nil, eraseAfterFailures: UInt32? = nil) throws {
         try call(EnclaveCall.UpdateSettings(autoLockSeconds: autoLockSeconds, eraseAfterFailures: eraseAfterFailures))
     }

@@ -31,6 +31,13 @@ extension EnclaveCall.ChangePasscode: EnclaveHandled {
     }
 }
 
+extension EnclaveCall.MigrateToTPM: EnclaveHandled {
+    func handle(in server: EnclaveServer) throws -> EnclaveStatus {
+        try server.keybag.migrateToTPM(tcti: tcti, passcode: passcode)
+        return try EnclaveCall.Status().handle(in: server)
+    }
+}
+
 extension EnclaveCall.UpdateSettings: EnclaveHandled {
     func handle(in server: EnclaveServer) throws -> NoResult {
         try server.keybag.updateSettings(autoLockSeconds: autoLockSeconds, eraseAfterFailures: eraseAfterFailures)

@@ -25,6 +25,8 @@ public final class SoftwareKeybag: Keybag {
         public var backupKDFTarget: Double = 0.5
         /// The smallest scrypt cost of a backup password, log2 N (2^16: 64 MiB).
         public var minimumBackupLogN: UInt8 = 16
+        /// Where the device key goes when the keychain moves onto a TPM and no TCTI is named.
+        public var deviceKeyBackend = DeviceKeyBackend.automatic
         #if TROUSSEAU_TEST_HOOKS
         /// Enclave keys derived from this seed and their ids, not random: a leak test can
         /// then look for their private bytes (test builds only).
@@ -48,7 +50,9 @@ public final class SoftwareKeybag: Keybag {
     private static let deviceClasses: [ProtectionClass] = [.always, .alwaysThisDeviceOnly]
 
     let directory: String
-    let deviceKey: any DeviceKey
+    /// The device key; replaced once, by an equal one in a TPM (``migrateToTPM(tcti:passcode:)``).
+    let deviceKeyHolder: BlockingMutex<any DeviceKey>
+    var deviceKey: any DeviceKey { deviceKeyHolder.withLock { $0 } }
     let configuration: Configuration
     let state: BlockingMutex<State>
     /// Open backup keybags by session id: made for a backup, or opened for a restore.
@@ -67,7 +71,7 @@ public final class SoftwareKeybag: Keybag {
     ///   is overwritten), `errSecIO` when it cannot be read or written.
     public init(directory: String, deviceKey: any DeviceKey, configuration: Configuration = Configuration()) throws {
         self.directory = directory
-        self.deviceKey = deviceKey
+        deviceKeyHolder = BlockingMutex(deviceKey)
         self.configuration = configuration
         presence = PresenceAuthority(
             sensor: configuration.biometricSensor,
@@ -351,7 +355,7 @@ public final class SoftwareKeybag: Keybag {
     // MARK: - Internals
 
     /// The class keys under the passcode, after the throttle allows an attempt and counts it.
-    private func verifiedPasscodeKeys(_ file: KeybagFile, _ passcode: SecretBytes) throws -> [ProtectionClass: ClassKey] {
+    func verifiedPasscodeKeys(_ file: KeybagFile, _ passcode: SecretBytes) throws -> [ProtectionClass: ClassKey] {
         guard let kdf = file.passcodeKDF else { return [:] }
         let throttle = try UnlockThrottle.countAttempt(in: directory, at: configuration.clock())
 
@@ -393,7 +397,8 @@ public final class SoftwareKeybag: Keybag {
     /// a TPM that gave its keys away would still leave the passcode to find.
     ///
     /// - Throws: ``TPMFailure`` for a wrong passcode and in lockout, on a TPM.
-    private func passcodeWrappingKey(_ file: KeybagFile, stretched: SecretBytes) throws -> WrappingKey {
+    func passcodeWrappingKey(_ file: KeybagFile, stretched: SecretBytes, deviceKey: (any DeviceKey)? = nil) throws -> WrappingKey {
+        let deviceKey = deviceKey ?? self.deviceKey
         var message = Data("trousseau keybag passcode".utf8)
         withUnsafeBytes(of: file.uuid.uuid) { message.append(contentsOf: $0) }
         if let blob = file.passcodeKey {

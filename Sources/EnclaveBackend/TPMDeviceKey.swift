@@ -27,11 +27,13 @@ public final class TPMDeviceKey: DeviceKey {
     private let record: TPMDeviceKeyFile
 
     /// Opens the device key in `directory` (reached through `tcti`, or the TCTI it was made
-    /// with), or makes one in the TPM `tcti` names when there is none.
+    /// with), or makes one in the TPM `tcti` names when there is none: TPM-generated, or the
+    /// software device key `importing` (its MACs stay the same, so nothing wrapped under it
+    /// changes).
     ///
     /// - Throws: `errSecNotAvailable` when no TPM answers; `errSecDecode` when the blob is
     ///   damaged or the TPM is not the one it was made in.
-    public init(directory: String, tcti: String?) throws {
+    public init(directory: String, tcti: String?, importing: SecretBytes? = nil) throws {
         let path = directory + "/" + Self.fileName
         if let existing = try TPMDeviceKeyFile.load(from: path) {
             record = existing
@@ -43,7 +45,7 @@ public final class TPMDeviceKey: DeviceKey {
         let made = try Self.mapped(tcti) {
             TPMDeviceKeyFile(
                 tcti: tcti, storageRootKeyName: try module.storageRootKeyName(),
-                deviceKey: try module.createHMACKey(auth: SecretBytes([]), dictionaryAttackProtected: false))
+                deviceKey: try module.createHMACKey(auth: SecretBytes([]), dictionaryAttackProtected: false, importing: importing))
         }
         if try PrivateFile.createExclusively(path, with: made.encoded()) {
             record = made

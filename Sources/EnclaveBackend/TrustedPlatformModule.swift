@@ -66,12 +66,17 @@ final class TrustedPlatformModule {
         return Data(name.prefix(length))
     }
 
-    /// A new TPM-generated HMAC-SHA256 key with `auth` as its authValue.
-    func createHMACKey(auth: SecretBytes, dictionaryAttackProtected: Bool) throws -> Data {
+    /// A new HMAC-SHA256 key with `auth` as its authValue: TPM-generated, or `importing`'s bytes.
+    func createHMACKey(auth: SecretBytes, dictionaryAttackProtected: Bool, importing key: SecretBytes? = nil) throws -> Data {
         var blob = [UInt8](repeating: 0, count: Self.blobCapacity)
         var length = 0
+        let material = key ?? SecretBytes([])
         try check(auth.withUnsafeBytes { auth in
-            trousseau_tpm_create_hmac_key(handle, auth.bindMemory(to: UInt8.self).baseAddress, auth.count, dictionaryAttackProtected ? 1 : 0, &blob, blob.count, &length)
+            material.withUnsafeBytes { material in
+                trousseau_tpm_create_hmac_key(
+                    handle, auth.bindMemory(to: UInt8.self).baseAddress, auth.count, dictionaryAttackProtected ? 1 : 0,
+                    key == nil ? nil : material.bindMemory(to: UInt8.self).baseAddress, material.count, &blob, blob.count, &length)
+            }
         })
         return Data(blob.prefix(length))
     }

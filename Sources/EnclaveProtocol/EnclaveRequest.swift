@@ -22,6 +22,7 @@ public enum EnclaveCatalog {
         1: EnclaveCall.Status.self, 2: EnclaveCall.Unlock.self, 3: EnclaveCall.Lock.self, 4: EnclaveCall.ChangePasscode.self,
         5: EnclaveCall.UpdateSettings.self, 6: EnclaveCall.IndexKey.self, 7: EnclaveCall.MetadataKey.self, 8: EnclaveCall.WrapItemKey.self,
         9: EnclaveCall.UnwrapItemKey.self, 10: EnclaveCall.Authenticate.self, 11: EnclaveCall.InvalidateAuthentication.self, 12: EnclaveCall.AuthenticationCapabilities.self,
+        13: EnclaveCall.MigrateToTPM.self,
         20: EnclaveCall.BeginBackup.self, 21: EnclaveCall.OpenBackup.self, 22: EnclaveCall.BackupMetadataKey.self, 23: EnclaveCall.ExportSecret.self,
         24: EnclaveCall.ImportSecret.self, 25: EnclaveCall.EndBackup.self, 30: EnclaveCall.CreateEscrow.self, 31: EnclaveCall.UnlockWithEscrow.self,
         32: EnclaveCall.RevokeEscrow.self, 40: EnclaveCall.CreateEnclaveKey.self, 41: EnclaveCall.UseEnclaveKey.self, 42: EnclaveCall.CreateFileKeychain.self,

@@ -45,7 +45,7 @@ public enum ServiceCatalog {
     public static let catalog = MessageCatalog([
         1: Service.Add.self, 2: Service.CopyMatching.self, 3: Service.Update.self, 4: Service.Delete.self,
         10: Service.KeychainStatusRequest.self, 11: Service.Unlock.self, 12: Service.Lock.self, 13: Service.ChangePasscode.self,
-        14: Service.UpdateSettings.self, 20: Service.IssueDeveloperCertificate.self, 40: Service.Authenticate.self, 41: Service.InvalidateAuthentication.self,
+        14: Service.UpdateSettings.self, 15: Service.MigrateToTPM.self, 20: Service.IssueDeveloperCertificate.self, 40: Service.Authenticate.self, 41: Service.InvalidateAuthentication.self,
         42: Service.AuthenticationCapabilitiesRequest.self, 50: Service.CreateBackup.self, 51: Service.RestoreBackup.self, 60: Service.CreateEscrow.self,
         61: Service.UnlockWithEscrow.self, 62: Service.RevokeEscrow.self, 70: Service.EvaluateTrust.self, 71: Service.DecodePKCS12.self,
         72: Service.EncodePKCS12.self, 73: Service.SetTrustSettings.self, 74: Service.RemoveTrustSettings.self, 75: Service.CopyTrustSettings.self,

@@ -133,6 +133,17 @@ enum CommandTable {
         ToolCommand(
             name: "show-keychain-info", usage: "[keychain]", help: "Show the settings for keychain.", run: KeychainCommands.showInfo),
         ToolCommand(
+            name: "keychain-migrate",
+            usage: """
+                --tpm [--tcti tcti] [-p password]
+                    --tpm   Move the keychain's device key into the TPM 2.0, with nothing re-encrypted
+                    --tcti  The TPM to use (default: $TROUSSEAU_TPM, else device:/dev/tpmrm0)
+                    -p      The keychain password, when one is set (if not provided, will prompt)
+                Use of the -p option is insecure
+
+                """,
+            help: "Move the keychain onto the TPM.", run: KeychainCommands.migrate, echo: KeychainCommands.hiding(["-p"])),
+        ToolCommand(
             name: "dump-keychain",
             usage: """
                 [-adir] [keychain...]

@@ -89,6 +89,31 @@ enum KeychainCommands {
         }
     }
 
+    /// `keychain-migrate --tpm [--tcti tcti] [-p password]` (Linux): the login keychain's
+    /// device key into a TPM 2.0; prints what holds it now.
+    static func migrate(_ arguments: [String], _ session: ToolSession) -> Int32 {
+        guard let parsed = try? OptionParser("hp:", longOptions: ["tpm": false, "tcti": true]).parse(arguments.dropFirst()),
+            parsed.operands.isEmpty, parsed.options.contains(where: { $0.name == "tpm" }),
+            parsed.options.allSatisfy({ ["tpm", "tcti", "p"].contains($0.name) })
+        else { return ToolCommand.showUsage }
+        let tcti = parsed.options.last { $0.name == "tcti" }?.value
+        let password = parsed.options.last { $0.name == "p" }?.value
+        let function = "SecKeychainMigrate \(session.keychainPath)"
+        do {
+            var passcode: SecretBytes?
+            if try session.call(Service.KeychainStatusRequest()).hasPasscode {
+                guard let entered = password.map({ SecretBytes($0.utf8) }) ?? PasswordPrompt.read("password to unlock keychain: ") else { return -1 }
+                passcode = entered
+            }
+            let status = try session.call(Service.MigrateToTPM(tcti: tcti, passcode: passcode))
+            ToolOutput.print("device key: \(status.deviceKey)\n")
+            return 0
+        } catch {
+            ToolOutput.report(function, error)
+            return error.status.rawValue
+        }
+    }
+
     /// `set-keychain-settings [-lu] [-t timeout] [keychain]`. Without `-t` there is no
     /// timeout (`-u` alone sets none, as on macOS); `-l` is recorded: nothing tells a
     /// keychain here that the machine sleeps yet.

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCrypto
+import KeychainClient
 import KeychainModel
 import KeychainTestSupport
 import Testing
@@ -145,6 +146,39 @@ import Testing
         #expect(restored.status == 0, "\(restored.stdout)\(restored.stderr)")
         #expect(try readSecret().stdout == "s3cret\n")
         #expect(FileManager.default.fileExists(atPath: keychain.home + "/" + TPMDeviceKey.fileName))
+    }
+
+    @Test func aSoftwareKeychainMovesOntoTheTPMWithEveryItem() throws {
+        // Made before there was a TPM: software, with items in three classes and a passcode.
+        try populate(tcti: "off")
+        let client = try keychain.connect()
+        for (account, protection) in [("d", "dk"), ("c", "ck"), ("a", "aku")] {
+            _ = try client.add(genericPassword(account: account, service: "classes", ["v_Data": .utf8("secret-\(account)"), "pdmn": .string(protection)]))
+        }
+        #expect(FileManager.default.fileExists(atPath: keychain.home + "/" + FileDeviceKey.fileName))
+        #expect(try security("keychain-migrate", "--tpm", "--tcti", tpm.tcti, "-p", "wrong", tcti: "off").status == 51)
+        #expect(FileManager.default.fileExists(atPath: keychain.home + "/" + FileDeviceKey.fileName), "a refused move changes nothing")
+
+        let moved = try security("keychain-migrate", "--tpm", "--tcti", tpm.tcti, "-p", passcode, tcti: "off")
+        #expect(moved.status == 0 && moved.stdout == "device key: TPM 2.0 (\(tpm.tcti))\n", "\(moved.stdout)\(moved.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: keychain.home)
+        #expect(files.contains(TPMDeviceKey.fileName) && !files.contains(FileDeviceKey.fileName), "\(files)")
+        #expect(try readSecret(tcti: "off").stdout == "s3cret\n", "still unlocked, nothing re-encrypted")
+        let again = try security("keychain-migrate", "--tpm", "-p", passcode, tcti: "off")
+        #expect(again.status == 206 && again.stderr.contains("in a TPM already"), "errSecParam (-50): \(again.stderr)")
+
+        // After a restart the TPM holds the keys: the passcode is checked by it, and counted.
+        reboot()
+        #expect(try security("unlock-keychain", "-p", "a guess", tcti: "off").status == 51)
+        #expect(try tpm.lockoutCounter() == 1)
+        #expect(try security("unlock-keychain", "-p", passcode, tcti: "off").status == 0)
+        #expect(try readSecret(tcti: "off").stdout == "s3cret\n")
+        let reader = try keychain.connect()
+        for account in ["d", "c", "a"] {
+            let item = try reader.copyMatching(genericPassword(account: account, service: "classes", ["r_Data": .bool(true)]))
+            #expect(item == .utf8("secret-\(account)"), "\(String(describing: item))")
+        }
+        #expect(try security("show-keychain-info", tcti: "off").stdout.contains("device key: TPM 2.0 (\(tpm.tcti))"))
     }
 
     /// The bytes of the keychain's key files (the keybag, the TPM blob, the throttle).

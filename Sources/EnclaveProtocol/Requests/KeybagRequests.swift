@@ -19,6 +19,15 @@ extension EnclaveCall {
         public var new: SecretBytes?
     }
 
+    /// Moves the software device key into a TPM; the response is the status after it.
+    @WireStruct
+    public struct MigrateToTPM: EnclaveRequest {
+        public typealias Response = EnclaveStatus
+        public static let mayChangeAvailableKeys = true
+        public var tcti: String?
+        public var passcode: SecretBytes?
+    }
+
     @WireStruct
     public struct UpdateSettings: EnclaveRequest {
         public static let mayChangeAvailableKeys = true

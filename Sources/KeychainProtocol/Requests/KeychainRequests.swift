@@ -34,6 +34,19 @@ extension Service {
         public var new: SecretBytes?
     }
 
+    /// Moves the keychain's device key into a TPM 2.0 (`security keychain-migrate --tpm`);
+    /// the response is the keychain's status after it (``KeychainStatus/deviceKey`` says
+    /// what holds the key now).
+    @WireStruct
+    public struct MigrateToTPM: ServiceRequest {
+        public typealias Response = KeychainStatus
+        public static let authorization = Authorization.securityTool(operation: "moving the keychain onto the TPM")
+        /// The TPM's TCTI; nil for the daemon's `TROUSSEAU_TPM`, else /dev/tpmrm0.
+        public var tcti: String?
+        /// The keychain password, when one is set.
+        public var passcode: SecretBytes?
+    }
+
     /// Changes the keychain's settings: the inactivity after which it locks.
     @WireStruct
     public struct UpdateSettings: ServiceRequest {

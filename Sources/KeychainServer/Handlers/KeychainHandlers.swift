@@ -1,3 +1,4 @@
+import EnclaveProtocol
 import KeychainModel
 import KeychainProtocol
 
@@ -5,8 +6,12 @@ import KeychainProtocol
 
 extension Service.KeychainStatusRequest: ServedRequest {
     static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> Service.KeychainStatus {
-        let status = try daemon.enclave.status()
-        return Service.KeychainStatus(
+        report(try daemon.enclave.status(), daemon)
+    }
+
+    /// What securityd says of the keychain, from what the enclave says of itself.
+    static func report(_ status: EnclaveStatus, _ daemon: RequestDispatcher) -> Service.KeychainStatus {
+        Service.KeychainStatus(
             lockState: status.keybag.lockState, hasPasscode: status.keybag.hasPasscode,
             autoLockSeconds: status.keybag.autoLockSeconds, failedUnlocks: status.keybag.failedUnlocks,
             memoryLocked: status.memoryLocked, changeCount: daemon.store.changeCount &+ daemon.fileKeychains.changeCount,
@@ -34,6 +39,13 @@ extension Service.ChangePasscode: ServedRequest {
             try daemon.store.purge(.whenPasscodeSetThisDeviceOnly)
         }
         return NoResult()
+    }
+}
+
+extension Service.MigrateToTPM: ServedRequest {
+    static func handle(_ authorized: Authorized<Self>, in daemon: RequestDispatcher) throws -> Service.KeychainStatus {
+        Service.KeychainStatusRequest.report(
+            try daemon.enclave.migrateToTPM(tcti: authorized.request.tcti, passcode: authorized.request.passcode), daemon)
     }
 }
 
