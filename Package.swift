@@ -470,7 +470,7 @@ let package = Package(
             name: "EnclaveTests",
             dependencies: [
                 "Enclave", "EnclaveBackend", "EnclaveProtocol", "KeychainCrypto", "KeychainModel", "KeychainStore",
-                "KeychainTestSupport", "KeychainSystem", "SyncCrypto", "SyncProtocol", "trousseau-enclave", "KeychainClient", "securityd",
+                "KeychainTestSupport", "KeychainSystem", "SyncCrypto", "SyncProtocol", "trousseau-enclave", "KeychainClient", "KeychainKeys", "securityd",
                 "SecurityTool",
             ],
             swiftSettings: testHooks

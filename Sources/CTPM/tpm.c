@@ -168,7 +168,7 @@ uint32_t trousseau_tpm_create_p256_key(trousseau_tpm *tpm, const uint8_t *auth, 
     template.publicArea.nameAlg = TPM2_ALG_SHA256;
     template.publicArea.objectAttributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT |
                                            TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH |
-                                           TPMA_OBJECT_SIGN_ENCRYPT | TPMA_OBJECT_DECRYPT;
+                                           TPMA_OBJECT_SIGN_ENCRYPT | TPMA_OBJECT_DECRYPT | TPMA_OBJECT_NODA;
     template.publicArea.parameters.eccDetail.symmetric.algorithm = TPM2_ALG_NULL;
     template.publicArea.parameters.eccDetail.scheme.scheme = TPM2_ALG_NULL;
     template.publicArea.parameters.eccDetail.curveID = TPM2_ECC_NIST_P256;

@@ -14,6 +14,18 @@ extension SoftwareKeybag {
     /// as an item's).
     public func createEnclaveKey(protection: ProtectionClass, access: AccessControl?, context: Data?) throws -> EnclaveKeyBlob {
         let keyID = SymmetricKey(size: .bits128).withUnsafeBytes { Data($0) }
+        // On a TPM, the key is made there; its authValue is what the class key wraps.
+        if let tpm = deviceKey as? TPMDeviceKey {
+            let authValue = ItemKey.generate()
+            let (tpmKey, publicKey) = try tpm.createP256Key(auth: authValue.secretBytes)
+            var blob = EnclaveKeyBlob(protection: protection, keyID: keyID, publicKey: publicKey, access: nil, wrapped: Data(), tpmKey: tpmKey)
+            let (wrapped, bound) = try wrap(
+                authValue, for: protection, associatedData: blob.associatedData, access: access, context: context
+            ) { $0.enclaveKeyWrapping() }
+            blob.wrapped = wrapped
+            blob.access = bound
+            return blob
+        }
         var privateKey = P256.Signing.PrivateKey()
         #if TROUSSEAU_TEST_HOOKS
         if let seed = configuration.testEnclaveKeySeed {
@@ -39,14 +51,23 @@ extension SoftwareKeybag {
     ///   altered); `errSecInteractionNotAllowed` when the class is locked;
     ///   `errSecAuthNeeded` without the proofs; the operation's own errors (Apple's).
     public func useEnclaveKey(_ blob: EnclaveKeyBlob, _ operation: EnclaveKeyOperation, context: Data?) throws -> SecretBytes {
-        let scalar = try unwrap(blob.wrapped, for: blob.protection, associatedData: blob.associatedData, access: blob.access, context: context) {
+        let unwrapped = try unwrap(blob.wrapped, for: blob.protection, associatedData: blob.associatedData, access: blob.access, context: context) {
             $0.enclaveKeyWrapping()
         }
-        let key = try scalar.secretBytes.withUnsafeBytes { raw in
-            var x963 = blob.publicKey
-            x963.append(contentsOf: raw)
-            defer { x963.resetBytes(in: 0..<x963.count) }
-            return try AsymmetricKey(externalRepresentation: x963, type: .ellipticCurve, keyClass: .private)
+        let key: AsymmetricKey
+        if let tpmKey = blob.tpmKey {
+            guard let tpm = deviceKey as? TPMDeviceKey else { throw KeychainError.decode("the enclave key is in a TPM, and this keychain's device key is not") }
+            let authValue = unwrapped.secretBytes
+            key = try AsymmetricKey(
+                heldP256: blob.publicKey, signDigest: { try tpm.sign(key: tpmKey, auth: authValue, digest: $0) },
+                agree: { try tpm.keyExchange(key: tpmKey, auth: authValue, peer: $0) })
+        } else {
+            key = try unwrapped.secretBytes.withUnsafeBytes { raw in
+                var x963 = blob.publicKey
+                x963.append(contentsOf: raw)
+                defer { x963.resetBytes(in: 0..<x963.count) }
+                return try AsymmetricKey(externalRepresentation: x963, type: .ellipticCurve, keyClass: .private)
+            }
         }
         // The wrapping authenticated the public key with the private one: they are one pair.
         guard key.publicKeyBytes == blob.publicKey else { throw KeychainError.decode("the enclave key does not match its public key") }

@@ -81,6 +81,21 @@ public final class TPMDeviceKey: DeviceKey {
         try use(passing: { $0.isWrongAuthorization || $0.isLockout }) { try $0.hmac(key: key, auth: auth, message: message) }
     }
 
+    /// A new P-256 key in the TPM whose authValue is `auth`: its blob and public key.
+    func createP256Key(auth: SecretBytes) throws -> (blob: Data, publicKey: Data) {
+        try use { try $0.createP256Key(auth: auth) }
+    }
+
+    /// ECDSA with the P-256 key in `blob` over a 32-byte digest: r ‖ s.
+    func sign(key blob: Data, auth: SecretBytes, digest: Data) throws -> Data {
+        try use { try $0.sign(key: blob, auth: auth, digest: digest) }
+    }
+
+    /// ECDH with the P-256 key in `blob`: the shared x coordinate with `peer`.
+    func keyExchange(key blob: Data, auth: SecretBytes, peer: Data) throws -> SecretBytes {
+        try use { try $0.keyExchange(key: blob, auth: auth, peer: peer) }
+    }
+
     /// The TPM's dictionary-attack state.
     func lockout() throws -> TPMLockout {
         try use { try $0.lockout() }

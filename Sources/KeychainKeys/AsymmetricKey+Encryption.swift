@@ -32,7 +32,7 @@ extension AsymmetricKey {
         case (.ecPublic(let recipient), .ecies(_, let digest, let variableIV)):
             let ephemeral = recipient.curve.generate()
             let ephemeralPoint = ephemeral.ecPublicKey.x963Representation
-            let secret: SharedSecret
+            let secret: SymmetricKey
             do {
                 secret = try ephemeral.sharedSecret(with: recipient.x963Representation)
             } catch {
@@ -71,7 +71,7 @@ extension AsymmetricKey {
             }
             let start = ciphertext.startIndex
             let ephemeralPoint = Data(ciphertext[start..<start + pointLength])
-            let secret: SharedSecret
+            let secret: SymmetricKey
             do {
                 secret = try own.sharedSecret(with: ephemeralPoint)
             } catch {
@@ -131,7 +131,7 @@ extension AsymmetricKey {
     /// The AES key and IV of an ECIES message, as `SecKeyECIESKeyExchangeKDFX963CopyResult`
     /// derives them.
     private static func eciesKey(
-        _ secret: SharedSecret, _ digest: DigestAlgorithm, curve: EllipticCurve, ephemeralPoint: Data, variableIV: Bool
+        _ secret: SymmetricKey, _ digest: DigestAlgorithm, curve: EllipticCurve, ephemeralPoint: Data, variableIV: Bool
     ) throws(KeychainError) -> (SymmetricKey, Data) {
         let keyLength = curve.fieldByteCount * 8 > 256 ? 32 : 16
         let length = keyLength + (variableIV ? zeroIV.count : 0)

@@ -1,4 +1,4 @@
-import Crypto
+@_spi(ANSIKDF) import Crypto
 import CryptoExtras
 public import FoundationEssentials
 public import KeychainModel
@@ -134,13 +134,16 @@ extension DigestAlgorithm {
     }
 
     /// The ANSI X9.63 KDF over `secret` with this digest; nil for SHA-224.
-    func x963(_ secret: SharedSecret, sharedInfo: Data, count: Int) -> SymmetricKey? {
+    /// ANSI X9.63's KDF over an ECDH shared secret (swift-crypto's, which SharedSecret's
+    /// x963DerivedSymmetricKey also runs; here over bytes, so that a secret a TPM computed
+    /// can go through it too).
+    func x963(_ secret: SymmetricKey, sharedInfo: Data, count: Int) -> SymmetricKey? {
         switch self {
-        case .sha1: secret.x963DerivedSymmetricKey(using: Insecure.SHA1.self, sharedInfo: sharedInfo, outputByteCount: count)
+        case .sha1: ANSIKDFx963<Insecure.SHA1>.deriveKey(inputKeyMaterial: secret, info: sharedInfo, outputByteCount: count)
         case .sha224: nil
-        case .sha256: secret.x963DerivedSymmetricKey(using: SHA256.self, sharedInfo: sharedInfo, outputByteCount: count)
-        case .sha384: secret.x963DerivedSymmetricKey(using: SHA384.self, sharedInfo: sharedInfo, outputByteCount: count)
-        case .sha512: secret.x963DerivedSymmetricKey(using: SHA512.self, sharedInfo: sharedInfo, outputByteCount: count)
+        case .sha256: ANSIKDFx963<SHA256>.deriveKey(inputKeyMaterial: secret, info: sharedInfo, outputByteCount: count)
+        case .sha384: ANSIKDFx963<SHA384>.deriveKey(inputKeyMaterial: secret, info: sharedInfo, outputByteCount: count)
+        case .sha512: ANSIKDFx963<SHA512>.deriveKey(inputKeyMaterial: secret, info: sharedInfo, outputByteCount: count)
         }
     }
 }

@@ -66,7 +66,7 @@ protocol ECPrivateKey: Sendable {
     /// The signature over a digest, DER (X9.62) and raw (r‖s).
     func sign(digest: some Digest) throws -> (der: Data, raw: Data)
     /// The ECDH shared secret (the x coordinate) with the public point `04‖X‖Y`.
-    func sharedSecret(with publicX963: Data) throws -> SharedSecret
+    func sharedSecret(with publicX963: Data) throws -> SymmetricKey
 }
 
 /// What Trousseau asks of a public key on any of the three curves.
@@ -86,9 +86,10 @@ extension P256.Signing.PrivateKey: ECPrivateKey {
         let signature = try signature(for: digest)
         return (signature.derRepresentation, signature.rawRepresentation)
     }
-    func sharedSecret(with publicX963: Data) throws -> SharedSecret {
+    func sharedSecret(with publicX963: Data) throws -> SymmetricKey {
         try P256.KeyAgreement.PrivateKey(rawRepresentation: rawRepresentation)
             .sharedSecretFromKeyAgreement(with: P256.KeyAgreement.PublicKey(x963Representation: publicX963))
+            .withUnsafeBytes { SymmetricKey(data: $0) }
     }
 }
 
@@ -110,9 +111,10 @@ extension P384.Signing.PrivateKey: ECPrivateKey {
         let signature = try signature(for: digest)
         return (signature.derRepresentation, signature.rawRepresentation)
     }
-    func sharedSecret(with publicX963: Data) throws -> SharedSecret {
+    func sharedSecret(with publicX963: Data) throws -> SymmetricKey {
         try P384.KeyAgreement.PrivateKey(rawRepresentation: rawRepresentation)
             .sharedSecretFromKeyAgreement(with: P384.KeyAgreement.PublicKey(x963Representation: publicX963))
+            .withUnsafeBytes { SymmetricKey(data: $0) }
     }
 }
 
@@ -134,9 +136,10 @@ extension P521.Signing.PrivateKey: ECPrivateKey {
         let signature = try signature(for: digest)
         return (signature.derRepresentation, signature.rawRepresentation)
     }
-    func sharedSecret(with publicX963: Data) throws -> SharedSecret {
+    func sharedSecret(with publicX963: Data) throws -> SymmetricKey {
         try P521.KeyAgreement.PrivateKey(rawRepresentation: rawRepresentation)
             .sharedSecretFromKeyAgreement(with: P521.KeyAgreement.PublicKey(x963Representation: publicX963))
+            .withUnsafeBytes { SymmetricKey(data: $0) }
     }
 }
 

@@ -7,6 +7,8 @@ public import FoundationEssentials
 /// under the access control, which the enclave enforces — and nothing more.
 public struct EnclaveKeyBlob: Sendable, Hashable {
     static let version: UInt8 = 1
+    /// The version of a key made in a TPM 2.0.
+    static let tpmVersion: UInt8 = 2
     /// `kSecAttrTokenIDSecureEnclave`'s value, as the key's `tkid`.
     public static let tokenID = SecName.kSecAttrTokenIDSecureEnclave
 
@@ -16,14 +18,19 @@ public struct EnclaveKeyBlob: Sendable, Hashable {
     /// The P-256 public key, `04‖X‖Y`.
     public var publicKey: Data
     public var access: AccessControl?
+    /// The private key wrapped under its class; for a key in a TPM, its authValue.
     public var wrapped: Data
+    /// A key made in the enclave's TPM: the TPM's blob of it (its private part readable by
+    /// that TPM alone). Nil for a key whose scalar the enclave holds.
+    public var tpmKey: Data?
 
-    public init(protection: ProtectionClass, keyID: Data, publicKey: Data, access: AccessControl?, wrapped: Data) {
+    public init(protection: ProtectionClass, keyID: Data, publicKey: Data, access: AccessControl?, wrapped: Data, tpmKey: Data? = nil) {
         self.protection = protection
         self.keyID = keyID
         self.publicKey = publicKey
         self.access = access
         self.wrapped = wrapped
+        self.tpmKey = tpmKey
     }
 
     /// What the wrapping authenticates besides the access control: the key's id and public
@@ -32,18 +39,20 @@ public struct EnclaveKeyBlob: Sendable, Hashable {
         var out = Data("trousseau enclave key".utf8)
         out.append(keyID)
         out.append(publicKey)
+        if let tpmKey { out.append(tpmKey) }
         return out
     }
 
     /// The bytes stored as the key item's data and held by `SecKey`.
     public var data: Data {
         var writer = ByteWriter()
-        writer.append(Self.version)
+        writer.append(tpmKey == nil ? Self.version : Self.tpmVersion)
         protection.encode(to: &writer)
         writer.appendLengthPrefixed(keyID)
         writer.appendLengthPrefixed(publicKey)
         access.encode(to: &writer)
         writer.appendLengthPrefixed(wrapped)
+        if let tpmKey { writer.appendLengthPrefixed(tpmKey) }
         return Data(writer.bytes)
     }
 
@@ -58,11 +67,13 @@ public struct EnclaveKeyBlob: Sendable, Hashable {
 
     private static func decode(_ data: Data) throws -> EnclaveKeyBlob {
         var reader = ByteReader(data)
-        guard try reader.byte() == Self.version else { throw KeychainError.decode("not an enclave key") }
-        let blob = EnclaveKeyBlob(
+        let version = try reader.byte()
+        guard version == Self.version || version == Self.tpmVersion else { throw KeychainError.decode("not an enclave key") }
+        var blob = EnclaveKeyBlob(
             protection: try ProtectionClass(from: &reader), keyID: try reader.lengthPrefixed(limit: 16),
             publicKey: try reader.lengthPrefixed(limit: 65), access: try AccessControl?(from: &reader),
             wrapped: try reader.lengthPrefixed(limit: 1024))
+        if version == Self.tpmVersion { blob.tpmKey = try reader.lengthPrefixed(limit: 1024) }
         try reader.expectEnd("enclave key")
         guard blob.keyID.count == 16, blob.publicKey.count == 65, blob.publicKey.first == 4 else { throw KeychainError.decode("not an enclave key") }
         return blob

@@ -18,6 +18,7 @@ import Testing
         EnclaveCall.Unlock(passcode: SecretBytes("1234".utf8)),
         EnclaveCall.ChangePasscode(old: SecretBytes("o".utf8), new: nil),
         EnclaveCall.UpdateSettings(autoLockSeconds: 300, eraseAfterFailures: nil),
+        EnclaveCall.MigrateToTPM(tcti: "swtpm:path=/tmp/t/tpm.sock", passcode: SecretBytes("1234".utf8)),
         EnclaveCall.WrapItemKey(.afterFirstUnlock, ItemKey.generate(), associatedData: Data("ad".utf8), access: nil, context: Data(count: 16)),
         EnclaveCall.UnwrapItemKey(.always, wrapped: Data(count: 60), associatedData: Data(), access: nil, context: nil),
         EnclaveCall.Authenticate(AuthenticationRequest(context: Data(count: 16), evidence: .passcode(SecretBytes("1".utf8)))),

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCrypto
+import KeychainKeys
 import KeychainClient
 import KeychainModel
 import KeychainTestSupport
@@ -179,6 +180,53 @@ import Testing
             #expect(item == .utf8("secret-\(account)"), "\(String(describing: item))")
         }
         #expect(try security("show-keychain-info", tcti: "off").stdout.contains("device key: TPM 2.0 (\(tpm.tcti))"))
+    }
+
+    /// Enclave keys (`kSecAttrTokenIDSecureEnclave`) on a TPM keychain are made in the TPM:
+    /// fixedTPM and TPM-generated (tpm2_print reads the blob's public area), so no process
+    /// ever holds their scalar; they sign, decrypt ECIES and agree as a software key would,
+    /// and follow their class's lock state.
+    @Test func enclaveKeysAreMadeAndUsedInTheTPM() throws {
+        try populate()
+        let client = Keychain(paths: keychain.paths, daemonEnvironment: keychain.environment)
+        let data = try client.createEnclaveKey(protection: .whenUnlockedThisDeviceOnly, access: nil, context: nil)
+        let blob = try EnclaveKeyBlob(data: data)
+        let tpmKey = try #require(blob.tpmKey, "made in the TPM")
+        let publicArea = keychain.directory + "/enclave-key.pub"
+        let publicLength = Int(tpmKey[tpmKey.startIndex]) << 8 | Int(tpmKey[tpmKey.startIndex + 1])
+        try tpmKey.prefix(2 + publicLength).write(to: URL(fileURLWithPath: publicArea))
+        let printed = try tpm.tool("tpm2_print", ["-t", "TPM2B_PUBLIC", publicArea])
+        #expect(printed.status == 0 && ["fixedtpm", "fixedparent", "sensitivedataorigin", "sign", "decrypt"].allSatisfy(printed.stdout.contains),
+                "\(printed.stdout)\(printed.stderr)")
+
+        let publicKey = try AsymmetricKey(externalRepresentation: blob.publicKey, type: .ellipticCurve, keyClass: .public)
+        let message = Data("signed in the TPM".utf8)
+        for name in ["algid:sign:ECDSA:message-X962:SHA256", "algid:sign:ECDSA:message-RFC4754:SHA384", "algid:sign:ECDSA:digest-X962:SHA256"] {
+            let input = name.contains("digest") ? Data(repeating: 9, count: 32) : message
+            let signature = try client.useEnclaveKey(data, .sign(algorithm: name, data: input), context: nil, prompt: nil)
+            let raw = signature.withUnsafeBytes { Data($0) }
+            #expect(try publicKey.verify(try #require(KeyAlgorithm(name)), name: name, signature: raw, for: input), "\(name)")
+        }
+        let ecies = "algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM-KDFIV"
+        let sealed = try publicKey.encrypt(try #require(KeyAlgorithm(ecies)), name: ecies, Data("to the TPM".utf8))
+        let opened = try client.useEnclaveKey(data, .decrypt(algorithm: ecies, data: sealed), context: nil, prompt: nil)
+        #expect(opened.withUnsafeBytes { Data($0) } == Data("to the TPM".utf8))
+        let exchange = "algid:keyexchange:ECDH:KDFX963:SHA256"
+        let other = try AsymmetricKey.generate(.ellipticCurve, bits: 256)
+        let ours = try client.useEnclaveKey(
+            data, .keyExchange(algorithm: exchange, publicKey: other.publicKeyBytes, requestedSize: 32, sharedInfo: Data("info".utf8)), context: nil, prompt: nil)
+        let theirs = try other.keyExchange(try #require(KeyAlgorithm(exchange)), name: exchange, with: publicKey, requestedSize: 32, sharedInfo: Data("info".utf8))
+        #expect(ours.withUnsafeBytes { Data($0) } == theirs)
+
+        // Its class locks with the keychain; the TPM's blob alone opens nothing.
+        #expect(try security("lock-keychain").status == 0)
+        #expect(throws: KeychainError(status: OSStatusCode.interactionNotAllowed)) {
+            try client.useEnclaveKey(data, .sign(algorithm: "algid:sign:ECDSA:message-X962:SHA256", data: message), context: nil, prompt: nil)
+        }
+        #expect(try security("unlock-keychain", "-p", passcode).status == 0)
+        #expect(throws: Never.self) {
+            try client.useEnclaveKey(data, .sign(algorithm: "algid:sign:ECDSA:message-X962:SHA256", data: message), context: nil, prompt: nil)
+        }
     }
 
     /// The bytes of the keychain's key files (the keybag, the TPM blob, the throttle).

@@ -15,6 +15,7 @@ import Testing
         Service.Add(query), Service.CopyMatching(query), Service.Update(query, attributes: ["labl": .string("x")]),
         Service.Delete(query), Service.KeychainStatusRequest(), Service.Unlock(passcode: SecretBytes("1234".utf8)), Service.Lock(),
         Service.ChangePasscode(old: nil, new: SecretBytes("n".utf8)), Service.UpdateSettings(autoLockSeconds: 60),
+        Service.MigrateToTPM(tcti: nil, passcode: SecretBytes("1234".utf8)),
         Service.IssueDeveloperCertificate(team: "AAAAAAAAAA", applicationGroups: ["group.a"], publicKey: Data(repeating: 7, count: 64)),
         Service.Authenticate(AuthenticationRequest(context: Data(repeating: 1, count: 16), evidence: .biometry(reason: "why"))),
         Service.InvalidateAuthentication(context: Data(repeating: 2, count: 16)), Service.AuthenticationCapabilitiesRequest(),

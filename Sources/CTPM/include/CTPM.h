@@ -48,8 +48,9 @@ uint32_t trousseau_tpm_create_hmac_key(trousseau_tpm *tpm, const uint8_t *auth, 
 uint32_t trousseau_tpm_hmac(trousseau_tpm *tpm, const uint8_t *blob, size_t blob_length, const uint8_t *auth,
                             size_t auth_length, const uint8_t *message, size_t message_length, uint8_t mac[32]);
 
-/// A TPM-generated P-256 key (sign and ECDH, DA-protected) with `auth` as its authValue; its
-/// public key as X9.63 (65 bytes) in `x963`.
+/// A TPM-generated P-256 key (sign and ECDH) with `auth` as its authValue, noDA (the
+/// authValue is a random 256-bit key, nothing to guess, and a passcode lockout must not stop
+/// it); its public key as X9.63 (65 bytes) in `x963`.
 uint32_t trousseau_tpm_create_p256_key(trousseau_tpm *tpm, const uint8_t *auth, size_t auth_length, uint8_t *blob,
                                        size_t capacity, size_t *blob_length, uint8_t x963[65]);
 
