@@ -263,7 +263,8 @@ let package = Package(
             // Measures the daemon against the machine's floors (docs/PERFORMANCE.md).
             name: "keychain-bench",
             dependencies: [
-                "CSystemd", "Enclave", "KeychainClient", "KeychainModel", "KeychainProtocol", "KeychainSystem", "Security", "SyncCrypto", "SyncProtocol",
+                "CSystemd", "CTPM", "Enclave", "KeychainClient", "KeychainModel", "KeychainProtocol", "KeychainSystem", "Security", "SyncCrypto",
+                "SyncProtocol",
                 "KeychainStore", "KeychainSync", "EnclaveBackend", "KeychainCallers", "SyncNetwork", "SyncTransport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

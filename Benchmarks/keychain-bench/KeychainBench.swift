@@ -54,6 +54,9 @@ struct KeychainBench: ParsableCommand {
         help: "Instead: the Secret Service against gnome-keyring on one private bus (lookups, Ping, CreateItem, secret-tool lookup).")
     var secretService = false
 
+    @Flag(name: .long, help: "Instead: the enclave on a TPM 2.0 (swtpm started here) beside the software backend: unlock, enclave-key sign, find with data.")
+    var tpm = false
+
     @Flag(name: .long, help: "Instead: only the Keychain Access window's rows (keychain-access's list page and Show password, beside their floors).")
     var window = false
 
@@ -129,6 +132,12 @@ struct KeychainBench: ParsableCommand {
             let output = Output()
             output.line("keychain-bench --sync-scale\(smoke ? " (smoke run: figures mean nothing)" : "")")
             report.syncScale = try SyncScaleBench(plan: smoke ? .smoke : .full, postgres: postgres, output: output).run()
+        } else if tpm {
+            let output = Output()
+            output.line("keychain-bench --tpm\(smoke ? " (smoke run: figures mean nothing)" : "")")
+            report.keys = try TPMBench.measure(products: products, directory: keychain.directory, count: smoke ? 20 : plan.keySamples)
+            output.line("")
+            output.line(Table.keys(report.keys))
         } else if window {
             let output = Output()
             output.line("keychain-bench --window\(smoke ? " (smoke run: figures mean nothing)" : "")")
