@@ -21,12 +21,14 @@ final class BenchKeychain: @unchecked Sendable {
     /// The size of every item's secret.
     static let secretSize = 32
 
-    /// What the daemon is started with besides `TROUSSEAU_SECURITYD_IDLE_SECONDS=0`.
+    /// What the daemon is started with besides `TROUSSEAU_SECURITYD_IDLE_SECONDS=0` (and
+    /// `TROUSSEAU_TPM=off` unless it names a TPM: the rows measure the software backend, and
+    /// `--tpm` its own swtpm, never the machine's TPM).
     let daemonEnvironment: [String: String]
 
     /// A new keychain in a temporary directory under `parent`.
     init(daemon: String, directory parent: String, daemonEnvironment: [String: String] = [:]) throws {
-        self.daemonEnvironment = daemonEnvironment.merging(["TROUSSEAU_SECURITYD_IDLE_SECONDS": "0"]) { $1 }
+        self.daemonEnvironment = ["TROUSSEAU_TPM": "off"].merging(daemonEnvironment) { $1 }.merging(["TROUSSEAU_SECURITYD_IDLE_SECONDS": "0"]) { $1 }
         var template = Array((parent + "/keychain-bench-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp: \(String(cString: strerror(errno)))") }
         directory = String(cString: made)

@@ -63,7 +63,7 @@ static uint32_t salted_session(trousseau_tpm *tpm, ESYS_TR *session) {
 uint32_t trousseau_tpm_open(const char *tcti, trousseau_tpm **out) {
     // ESYS writes its own errors to standard error unless told not to; the enclave reports
     // them itself, as OSStatus with this library's text.
-    setenv("TSS2_LOG", "all+none", 0);
+    setenv("TSS2_LOG", "all+none", 1);
     *out = NULL;
     trousseau_tpm *tpm = calloc(1, sizeof *tpm);
     if (!tpm) return TROUSSEAU_TPM_RC_SHIM_MEMORY;
@@ -121,7 +121,10 @@ static uint32_t create(trousseau_tpm *tpm, TPM2B_PUBLIC *template, const uint8_t
     TPM2B_SENSITIVE_CREATE sensitive = {0};
     uint32_t rc = make_auth(auth, auth_length, &sensitive.sensitive.userAuth);
     if (rc) return rc;
-    if (data_length > sizeof sensitive.sensitive.data.buffer) return TROUSSEAU_TPM_RC_SHIM_SIZE;
+    if (data_length > sizeof sensitive.sensitive.data.buffer) {
+        wipe(&sensitive, sizeof sensitive);
+        return TROUSSEAU_TPM_RC_SHIM_SIZE;
+    }
     sensitive.sensitive.data.size = (UINT16)data_length;
     if (data_length) memcpy(sensitive.sensitive.data.buffer, data, data_length);
     TPM2B_DATA outside = {0};
@@ -221,16 +224,26 @@ static uint32_t load(trousseau_tpm *tpm, const uint8_t *blob, size_t blob_length
         return rc;                                                                             \
     } while (0)
 
+static uint32_t hmac_buffer(trousseau_tpm *tpm, const uint8_t *blob, size_t blob_length, const uint8_t *auth,
+                            size_t auth_length, TPM2B_MAX_BUFFER *buffer, uint8_t mac[32]);
+
 uint32_t trousseau_tpm_hmac(trousseau_tpm *tpm, const uint8_t *blob, size_t blob_length, const uint8_t *auth,
                             size_t auth_length, const uint8_t *message, size_t message_length, uint8_t mac[32]) {
     TPM2B_MAX_BUFFER buffer = {0};
     if (message_length > sizeof buffer.buffer) return TROUSSEAU_TPM_RC_SHIM_SIZE;
     buffer.size = (UINT16)message_length;
     memcpy(buffer.buffer, message, message_length);
+    // The message can be secret (the passcode's entanglement): wiped on every path.
+    uint32_t result = hmac_buffer(tpm, blob, blob_length, auth, auth_length, &buffer, mac);
+    wipe(&buffer, sizeof buffer);
+    return result;
+}
+
+static uint32_t hmac_buffer(trousseau_tpm *tpm, const uint8_t *blob, size_t blob_length, const uint8_t *auth,
+                            size_t auth_length, TPM2B_MAX_BUFFER *buffer, uint8_t mac[32]) {
     WITH_OBJECT(tpm, blob, blob_length, auth, auth_length, {
         TPM2B_DIGEST *digest = NULL;
-        rc = Esys_HMAC(tpm->esys, object, session, ESYS_TR_NONE, ESYS_TR_NONE, &buffer, TPM2_ALG_SHA256, &digest);
-        wipe(&buffer, sizeof buffer);
+        rc = Esys_HMAC(tpm->esys, object, session, ESYS_TR_NONE, ESYS_TR_NONE, buffer, TPM2_ALG_SHA256, &digest);
         if (!rc) {
             if (digest->size == 32) memcpy(mac, digest->buffer, 32);
             else rc = TROUSSEAU_TPM_RC_SHIM_FORMAT;

@@ -29,6 +29,11 @@ struct DeviceKeyFile {
         return existing
     }
 
+    /// The key in the file, or nil when there is none (nothing is created).
+    func loadExisting() throws -> SecretBytes? {
+        try load()
+    }
+
     private func load() throws -> SecretBytes? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         if fd < 0 {

@@ -7,7 +7,7 @@ import KeychainModel
 
 extension EnclaveCall.Status: EnclaveHandled {
     func handle(in server: EnclaveServer) throws -> EnclaveStatus {
-        EnclaveStatus(keybag: server.keybag.status(), memoryLocked: server.memoryLocked, deviceKey: server.keybag.deviceKey.summary)
+        EnclaveStatus(keybag: server.keybag.status(), memoryLocked: server.memoryLocked, deviceKey: server.keybag.deviceKeySummary)
     }
 }
 

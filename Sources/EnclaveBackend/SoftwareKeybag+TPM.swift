@@ -45,12 +45,16 @@ extension SoftwareKeybag {
             var configured: String?
             if case .tpm(let named) = configuration.deviceKeyBackend { configured = named }
             let target = tcti ?? configured ?? TPMDeviceKey.kernelTCTI
-            tpmKey = try TPMDeviceKey(directory: directory, tcti: target, importing: try DeviceKeyFile(path: softwarePath).loadOrCreate())
-        }
-        // The TPM's key must be the file's: the same MAC over a probe.
-        let probe = Data("trousseau device key migration probe".utf8)
-        guard try tpmKey.authenticationCode(for: probe).isEqual(to: try deviceKey.authenticationCode(for: probe)) else {
-            throw KeychainError.decode("the TPM's device key is not this keychain's (remove \(TPMDeviceKey.fileName) made by another attempt)")
+            guard let software = try DeviceKeyFile(path: softwarePath).loadExisting() else {
+                throw KeychainError(status: OSStatusCode.io, message: "\(softwarePath) is gone: nothing to move")
+            }
+            tpmKey = try TPMDeviceKey(directory: directory, tcti: target, importing: software)
+            // The TPM's key must be the file's: the same MAC over a probe; else undo.
+            let probe = Data("trousseau device key migration probe".utf8)
+            guard try tpmKey.authenticationCode(for: probe).isEqual(to: try deviceKey.authenticationCode(for: probe)) else {
+                unlink(directory + "/" + TPMDeviceKey.fileName)
+                throw KeychainError.decode("the TPM's device key is not this keychain's (\(TPMDeviceKey.fileName) was made by another attempt); it was removed")
+            }
         }
         if let stretched {
             var changed = file
@@ -66,8 +70,18 @@ extension SoftwareKeybag {
             state.withLock { $0.file = changed }
         }
         deviceKeyHolder.withLock { $0 = tpmKey }
+        PrivateFile.syncDirectory(of: softwarePath)  // device.tpm and the keybag on the disk before device.key goes
         if unlink(softwarePath) != 0, errno != ENOENT {
             throw SystemCall.ioError("the keychain is on the TPM, but \(softwarePath) could not be removed")
         }
+        PrivateFile.syncDirectory(of: softwarePath)
+    }
+
+    /// What holds the device key, and whether a move onto the TPM was cut short (both key
+    /// files there: the passcode not yet behind the TPM's counter, the old key still on disk).
+    var deviceKeySummary: String {
+        let summary = deviceKey.summary
+        guard deviceKey is TPMDeviceKey, access(directory + "/" + FileDeviceKey.fileName, F_OK) == 0 else { return summary }
+        return summary + "; the move from software was cut short: run security keychain-migrate --tpm again"
     }
 }

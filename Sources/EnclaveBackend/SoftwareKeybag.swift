@@ -360,15 +360,26 @@ public final class SoftwareKeybag: Keybag {
         let throttle = try UnlockThrottle.countAttempt(in: directory, at: configuration.clock())
 
         var keys: [ProtectionClass: ClassKey] = [:]
+        // Only a passcode proven wrong counts (and may erase): a wrapping key that fails to
+        // unwrap, or the TPM refusing the authValue. Anything else — a TPM that does not
+        // answer, a damaged blob — is reported as itself.
+        var wrong = false
         do {
             let wrapping = try passcodeWrappingKey(file, stretched: try kdf.derive(passcode))
-            for (protection, entry) in file.entries where entry.wrapping == .passcode {
-                keys[protection] = try wrapping.unwrap(
-                    entry.wrappedKey, associatedData: file.associatedData(for: protection, wrapping: .passcode))
+            do {
+                for (protection, entry) in file.entries where entry.wrapping == .passcode {
+                    keys[protection] = try wrapping.unwrap(
+                        entry.wrappedKey, associatedData: file.associatedData(for: protection, wrapping: .passcode))
+                }
+            } catch let error as KeychainError where error == .decode {
+                wrong = true
             }
         } catch let failure as TPMFailure where failure.isLockout {
             throw disabled(failure)
-        } catch let error where (error as? KeychainError) == .decode || (error as? TPMFailure)?.isWrongAuthorization == true {
+        } catch let failure as TPMFailure where failure.isWrongAuthorization {
+            wrong = true
+        }
+        if wrong {
             if file.eraseAfterFailures > 0, throttle.failures >= file.eraseAfterFailures {
                 try erase()
                 throw KeychainError(status: OSStatusCode.authFailed, message: "too many failed attempts: the keychain was erased")

@@ -104,14 +104,15 @@ public final class TPMDeviceKey: DeviceKey {
     /// Connects, checks that the TPM is the one the key was made in, and runs `body`.
     /// TPM failures become `KeychainError`s, but those `passing` lets through.
     private func use<T>(passing: (TPMFailure) -> Bool = { _ in false }, _ body: (TrustedPlatformModule) throws -> T) throws -> T {
+        let module = try Self.mapped(tcti) { try TrustedPlatformModule(tcti: tcti) }
+        guard try Self.mapped(tcti, { try module.storageRootKeyName() }) == record.storageRootKeyName else {
+            throw Self.replaced(tcti, "its storage root key is not the one this keychain recorded")
+        }
         do {
-            let module = try TrustedPlatformModule(tcti: tcti)
-            guard try module.storageRootKeyName() == record.storageRootKeyName else {
-                throw Self.replaced(tcti, "its storage root key is not the one this keychain recorded")
-            }
             return try body(module)
         } catch let failure as TPMFailure where !passing(failure) {
-            throw Self.keychainError(failure, tcti)
+            // The storage root key is this keychain's: a blob it refuses is damaged.
+            throw failure.isIntegrity ? Self.damaged(failure) : Self.keychainError(failure, tcti)
         }
     }
 
@@ -124,18 +125,23 @@ public final class TPMDeviceKey: DeviceKey {
             return KeychainError(status: OSStatusCode.notAvailable, message: "the TPM at \(tcti) does not answer (\(failure))")
         }
         if failure.isIntegrity { return replaced(tcti, "it refused this keychain's key blob (\(failure))") }
-        if failure.isMalformed { return KeychainError.decode("the keychain's TPM key blob is damaged (\(failure))") }
+        if failure.isMalformed { return damaged(failure) }
         if failure.isLockout {
             return KeychainError(status: OSStatusCode.authFailed, message: "the TPM is in dictionary-attack lockout (\(failure))")
         }
         return KeychainError(status: OSStatusCode.internalComponent, message: "the TPM at \(tcti) failed: \(failure)")
     }
 
+    private static func damaged(_ failure: TPMFailure) -> KeychainError {
+        KeychainError.decode(
+            "a TPM key blob of this keychain (device.tpm, the keybag's passcode key or an enclave key) is damaged (\(failure)); nothing was changed")
+    }
+
     private static func replaced(_ tcti: String, _ why: String) -> KeychainError {
         KeychainError(
             status: OSStatusCode.decode,
             message: "the TPM at \(tcti) is not the one this keychain was made in — it was cleared or replaced: \(why). "
-                + "Nothing was changed; recover the keychain with its escrow keybag or a backup")
+                + "Nothing was changed; move this keychain aside and restore a backup into a new one (security backup restore)")
     }
 }
 

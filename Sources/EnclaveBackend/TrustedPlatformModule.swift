@@ -21,8 +21,9 @@ struct TPMFailure: Error, CustomStringConvertible {
     /// TPM_RC_INTEGRITY on Load: the blob was not made under this TPM's storage root key
     /// (the TPM was cleared, or it is another TPM).
     var isIntegrity: Bool { base == UInt32(TROUSSEAU_TPM_RC_INTEGRITY) }
-    /// The TCTI (layer 10) or a resource manager (11, 12) failed: no TPM answered.
-    var isUnreachable: Bool { (10...12).contains(layer) }
+    /// The TCTI (layer 10) or tpm2-abrmd's resource manager (11) failed: no TPM answered.
+    /// (Layer 12 is TPM-format codes tpm2-abrmd makes itself, such as TPM_RC_OBJECT_MEMORY.)
+    var isUnreachable: Bool { (10...11).contains(layer) }
     /// A blob of ours that does not parse.
     var isMalformed: Bool { code == UInt32(TROUSSEAU_TPM_RC_SHIM_FORMAT) || layer == 9 }
 

@@ -74,6 +74,8 @@ extension AsymmetricKey {
             let secret: SymmetricKey
             do {
                 secret = try own.sharedSecret(with: ephemeralPoint)
+            } catch let error as KeychainError {
+                throw error  // a held key's holder (a TPM) failing, as itself
             } catch {
                 throw KeychainError.param("ECpriv sharedsecret: bad public key")
             }
@@ -94,9 +96,17 @@ extension AsymmetricKey {
         guard case .ecPrivate(let own) = storage, case .ecdh(_, let digest) = algorithm else {
             throw KeychainError.param("\(name): algorithm not supported by the key <SecKeyRef \(summary)>")
         }
-        guard case .ecPublic(let other) = peer.storage, other.curve == own.curve,
-            let secret = try? own.sharedSecret(with: other.x963Representation)
-        else { throw KeychainError.param("ECpriv sharedsecret: bad public key") }
+        guard case .ecPublic(let other) = peer.storage, other.curve == own.curve else {
+            throw KeychainError.param("ECpriv sharedsecret: bad public key")
+        }
+        let secret: SymmetricKey
+        do {
+            secret = try own.sharedSecret(with: other.x963Representation)
+        } catch let error as KeychainError {
+            throw error  // a held key's holder (a TPM) failing, as itself
+        } catch {
+            throw KeychainError.param("ECpriv sharedsecret: bad public key")
+        }
         guard let digest else { return secret.withUnsafeBytes { Data($0) } }
         guard let requestedSize else { throw KeychainError.param("kSecKeyKeyExchangeParameterRequestedSize is missing") }
         guard requestedSize > 0, requestedSize <= 32 * 255, let derived = digest.x963(secret, sharedInfo: sharedInfo ?? Data(), count: requestedSize) else {

@@ -31,6 +31,12 @@ public enum PrivateFile {
             throw ioError("cannot replace \(path)")
         }
         // Make the rename itself durable.
+        syncDirectory(of: path)
+    }
+
+    /// fsyncs the directory holding `path`, so that a link, rename or unlink in it is on the
+    /// disk before whatever comes next.
+    public static func syncDirectory(of path: String) {
         let parent = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         let directory = open(parent.isEmpty ? "/" : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directory >= 0 {
@@ -47,7 +53,10 @@ public enum PrivateFile {
         let temporary = path + ".\(getpid()).new"
         try data.withUnsafeBytes { try write($0, to: temporary) }
         defer { unlink(temporary) }
-        if link(temporary, path) == 0 { return true }
+        if link(temporary, path) == 0 {
+            syncDirectory(of: path)
+            return true
+        }
         guard errno == EEXIST else { throw ioError("cannot create \(path)") }
         return false
     }

@@ -24,7 +24,9 @@ var deviceKeyBackend = DeviceKeyBackend.automatic
 while let argument = arguments.popFirst() {
     switch argument {
     case "--home": home = arguments.popFirst()
-    case "--tpm": deviceKeyBackend = DeviceKeyBackend(setting: arguments.popFirst())
+    case "--tpm":
+        deviceKeyBackend = DeviceKeyBackend(setting: arguments.popFirst())
+        configuration.deviceKeyBackend = deviceKeyBackend
     #if TROUSSEAU_TEST_HOOKS
     case "--unsafe-fast-kdf":
         configuration.passcodeKDFTarget = 0
@@ -55,9 +57,12 @@ do {
     let keybag = try SoftwareKeybag(directory: home, deviceKey: deviceKeyBackend.open(directory: home), configuration: configuration)
     EnclaveServer(keybag: keybag, memoryLocked: memoryLocked).serve(fd: connection)
 } catch {
-    // Answer every request with the reason, so the daemon reports it as an OSStatus.
+    // Answer every request with the reason, so the daemon reports it as an OSStatus. A TPM
+    // that does not answer may come back: answer once and exit, so that the daemon's next
+    // request starts an enclave that tries again.
     let failure = error as? KeychainError ?? KeychainError.internalComponent
     while (try? FrameIO.read(from: connection, maximumSize: EnclaveWire.maximumFrameSize)) ?? nil != nil {
         try? FrameIO.write(EnclaveWire.failure(failure), to: connection)
+        if failure.status == OSStatusCode.notAvailable { break }
     }
 }

@@ -160,11 +160,16 @@ import Testing
         #expect(try security("keychain-migrate", "--tpm", "--tcti", tpm.tcti, "-p", "wrong", tcti: "off").status == 51)
         #expect(FileManager.default.fileExists(atPath: keychain.home + "/" + FileDeviceKey.fileName), "a refused move changes nothing")
 
-        let moved = try security("keychain-migrate", "--tpm", "--tcti", tpm.tcti, "-p", passcode, tcti: "off")
+        // The TPM the daemon's TROUSSEAU_TPM names, with no --tcti (the daemon restarted with it;
+        // the keychain stays in software until moved).
+        reboot()
+        #expect(try security("show-keychain-info").stdout.contains("device key: software"))
+        let moved = try security("keychain-migrate", "--tpm", "-p", passcode)
         #expect(moved.status == 0 && moved.stdout == "device key: TPM 2.0 (\(tpm.tcti))\n", "\(moved.stdout)\(moved.stderr)")
         let files = try FileManager.default.contentsOfDirectory(atPath: keychain.home)
         #expect(files.contains(TPMDeviceKey.fileName) && !files.contains(FileDeviceKey.fileName), "\(files)")
-        #expect(try readSecret(tcti: "off").stdout == "s3cret\n", "still unlocked, nothing re-encrypted")
+        #expect(try security("unlock-keychain", "-p", passcode, tcti: "off").status == 0)
+        #expect(try readSecret(tcti: "off").stdout == "s3cret\n", "nothing re-encrypted")
         let again = try security("keychain-migrate", "--tpm", "-p", passcode, tcti: "off")
         #expect(again.status == 206 && again.stderr.contains("in a TPM already"), "errSecParam (-50): \(again.stderr)")
 
@@ -180,6 +185,75 @@ import Testing
             #expect(item == .utf8("secret-\(account)"), "\(String(describing: item))")
         }
         #expect(try security("show-keychain-info", tcti: "off").stdout.contains("device key: TPM 2.0 (\(tpm.tcti))"))
+    }
+
+    /// Faults: swtpm killed and restarted while unlocks and locks run leaves a keychain that
+    /// opens with everything in it (a call that met the dead TPM says so: errSecNotAvailable);
+    /// a damaged TPM blob is errSecDecode and changes nothing.
+    @Test func aTPMThatGoesAwayOrADamagedBlobLosesNothing() throws {
+        try populate()
+        // A TPM killed after a DA-protected use counts a failure (pitfall P2: no
+        // TPM2_Shutdown); three kills would reach swtpm's default limit of 3.
+        #expect(try tpm.tool("tpm2_dictionarylockout", ["--setup-parameters", "--max-tries=10"]).status == 0)
+        var outcomes: [Int32: Int] = [:]
+        for round in 0..<12 {
+            if round % 4 == 1 { tpm.stop() }
+            let unlock = try security("unlock-keychain", "-p", passcode)
+            outcomes[unlock.status, default: 0] += 1
+            if unlock.status != 0 {
+                #expect(unlock.stderr.contains("does not answer"), "\(unlock.stderr)")
+            }
+            #expect(try security("lock-keychain").status == 0)
+            if round % 4 == 2 { try tpm.start() }
+        }
+        #expect(outcomes[0, default: 0] >= 6 && outcomes.keys.allSatisfy { [0, 53].contains($0) }, "\(outcomes)")
+        #expect(try security("unlock-keychain", "-p", passcode).status == 0)
+        #expect(try readSecret().stdout == "s3cret\n")
+        // Each kill without TPM2_Shutdown after a DA-protected use counts one failure (pitfall
+        // P2); the right passcode's uses count none.
+        #expect(try tpm.lockoutCounter() ?? 99 <= 3)
+        _ = try tpm.tool("tpm2_dictionarylockout", ["--clear-lockout"])
+
+        // The TPM away when the enclave starts: refused, and the next call, once it is back,
+        // starts an enclave that opens the keychain.
+        reboot()
+        tpm.stop()
+        let away = try security("unlock-keychain", "-p", passcode)
+        #expect(away.status == 53 && away.stderr.contains("does not answer"), "errSecNotAvailable: \(away.stderr)")
+        try tpm.start()
+        #expect(try security("unlock-keychain", "-p", passcode).status == 0)
+        #expect(try readSecret().stdout == "s3cret\n")
+
+        reboot()
+        let path = keychain.home + "/" + TPMDeviceKey.fileName
+        var blob = try Data(contentsOf: URL(fileURLWithPath: path))
+        let pristine = blob
+        blob[blob.count - 20] ^= 0x40  // inside the key's private area
+        try blob.write(to: URL(fileURLWithPath: path))
+        let damaged = try security("unlock-keychain", "-p", passcode)
+        #expect(damaged.status == 93 && damaged.stderr.contains("damaged"), "errSecDecode (-26275): \(damaged.stderr)")
+        reboot()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == blob, "nothing rewrote it")
+        try pristine.write(to: URL(fileURLWithPath: path))
+        #expect(try security("unlock-keychain", "-p", passcode).status == 0)
+        #expect(try readSecret().stdout == "s3cret\n")
+
+        // The passcode's own TPM key damaged in the keybag: the right passcode is not called
+        // wrong (nor counted towards an erase), and the keychain opens once it is repaired.
+        reboot()
+        let original = try #require(try KeybagFile.load(from: keychain.home))
+        var broken = original
+        var key = try #require(original.passcodeKey)
+        key[key.count - 20] ^= 0x40
+        broken.passcodeKey = key
+        try broken.save(to: keychain.home)
+        let refused = try security("unlock-keychain", "-p", passcode)
+        #expect(refused.status == 93 && refused.stderr.contains("damaged") && !refused.stderr.contains("not correct"), "\(refused.stderr)")
+        #expect(try tpm.lockoutCounter() ?? 99 <= 3, "a damaged blob is no guess")
+        reboot()
+        try original.save(to: keychain.home)
+        #expect(try security("unlock-keychain", "-p", passcode).status == 0)
+        #expect(try readSecret().stdout == "s3cret\n")
     }
 
     /// Enclave keys (`kSecAttrTokenIDSecureEnclave`) on a TPM keychain are made in the TPM:

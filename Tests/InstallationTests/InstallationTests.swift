@@ -28,8 +28,11 @@ import Testing
 
     /// Runs `executable` with exactly `environment` (nothing of this process's).
     @discardableResult
+    /// Runs `executable` with `environment` alone — and TROUSSEAU_TPM=off, so that a keychain
+    /// made as root never lands in the machine's TPM (whose lockout counter is everyone's).
     func run(_ executable: String, _ arguments: [String], environment: [String: String], in workingDirectory: String? = nil) throws -> CommandResult {
-        try CommandRunner.run(executable: executable, arguments, environment: environment, clearing: true, in: workingDirectory)
+        try CommandRunner.run(
+            executable: executable, arguments, environment: ["TROUSSEAU_TPM": "off"].merging(environment) { $1 }, clearing: true, in: workingDirectory)
     }
 
     func install(_ extra: [String] = []) throws -> CommandResult {

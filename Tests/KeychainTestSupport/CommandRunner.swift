@@ -24,13 +24,14 @@ public enum CommandRunner {
     }
 
     /// What every test run adds to the environment: daemons it starts exit after 30 idle
-    /// seconds, derive passcodes cheaply (test-only), and keep device keys in software — a
-    /// test that wants a TPM names its own swtpm (``SoftwareTPM``), and no test's wrong
-    /// passcodes reach the dictionary-attack counter of the machine's TPM.
+    /// seconds, derive passcodes cheaply (test-only), and keep device keys in software, or in
+    /// the suite's swtpm (``SoftwareTPM/suiteTPM``) — never the machine's TPM, whose
+    /// dictionary-attack counter no test's wrong passcode may reach. A test that wants a TPM
+    /// of its own names it.
     public static let testEnvironment = [
         "TROUSSEAU_SECURITYD_IDLE_SECONDS": "30",
         "TROUSSEAU_UNSAFE_FAST_KDF": "1",
-        "TROUSSEAU_TPM": "off",
+        "TROUSSEAU_TPM": SoftwareTPM.suiteBackend,
     ]
 
     /// Runs `product` with `arguments`, `environment` added to this process's, and `input`

@@ -43,7 +43,7 @@ extension EnclaveClient.Launch {
     /// release build of the tests gets the full-cost KDF).
     public static var fastPasscodeKDF: Self {
         var launch = Self()
-        launch.deviceKeyBackend = "off"
+        launch.deviceKeyBackend = SoftwareTPM.suiteBackend
         #if TROUSSEAU_TEST_HOOKS
         launch.unsafeFastPasscodeKDF = true
         #endif

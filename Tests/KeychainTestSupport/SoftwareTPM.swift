@@ -87,3 +87,28 @@ public struct SoftwareTPMError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 #endif
+
+#if TROUSSEAU_TEST_HOOKS
+extension SoftwareTPM {
+    /// With `TROUSSEAU_TEST_BACKEND=tpm` in the test process's environment, one swtpm for
+    /// the whole process, whose dictionary-attack limit no test reaches: every keychain the
+    /// harness makes (``CommandRunner/testEnvironment``'s daemons, ``EnclaveKeychain``) keeps
+    /// its keys there, so a suite runs unchanged on the TPM backend (scripts/test's second
+    /// pass). Nil otherwise.
+    public static let suiteTPM: SoftwareTPM? = {
+        guard ProcessInfo.processInfo.environment["TROUSSEAU_TEST_BACKEND"] == "tpm" else { return nil }
+        do {
+            let tpm = try SoftwareTPM()
+            let setup = try tpm.tool("tpm2_dictionarylockout", ["--setup-parameters", "--max-tries=1000000", "--recovery-time=1", "--lockout-recovery-time=1"])
+            guard setup.status == 0 else { throw SoftwareTPMError("tpm2_dictionarylockout: \(setup.stderr)") }
+            atexit { SoftwareTPM.suiteTPM?.stop() }
+            return tpm
+        } catch {
+            fatalError("TROUSSEAU_TEST_BACKEND=tpm, but no swtpm could be started: \(error)")
+        }
+    }()
+
+    /// `TROUSSEAU_TPM` for the harness's keychains: the suite's swtpm, else "off".
+    public static var suiteBackend: String { suiteTPM?.tcti ?? "off" }
+}
+#endif

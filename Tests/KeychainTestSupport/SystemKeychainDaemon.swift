@@ -29,7 +29,7 @@ public final class SystemKeychainDaemon: @unchecked Sendable {
             executable: "/bin/sh",
             ["-c", "\"$0\" --system --home \"$1\" --socket \"$2\" </dev/null >/dev/null 2>&1 & echo $!", securityd, home, socket],
             environment: [
-                "TROUSSEAU_SECURITYD_LOG": directory + "/system.log", "TROUSSEAU_UNSAFE_FAST_KDF": "1", "TROUSSEAU_TPM": "off",
+                "TROUSSEAU_SECURITYD_LOG": directory + "/system.log", "TROUSSEAU_UNSAFE_FAST_KDF": "1", "TROUSSEAU_TPM": SoftwareTPM.suiteBackend,
                 "TROUSSEAU_TEST_ADMIN_TRUST_SETTINGS": adminTrustSettings,
             ], clearing: true)
         guard let pid = pid_t(started.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {

@@ -52,7 +52,7 @@ import Glibc
         }
         let environment = [
             "HOME": home, "XDG_RUNTIME_DIR": runtime, "PATH": "/usr/bin:/bin", "TROUSSEAU_SYSTEM_SOCKET": socket, "TROUSSEAU_UNSAFE_FAST_KDF": "1",
-            "TROUSSEAU_SECURITYD_IDLE_SECONDS": "5",
+            "TROUSSEAU_SECURITYD_IDLE_SECONDS": "5", "TROUSSEAU_TPM": "off",
         ]
         let tool = directory + (app ? "/app/security" : "/bin/security")
         if let uid {
