@@ -72,7 +72,10 @@ let package = Package(
         // Debian's tpm2-tss (libtss2-esys and its TCTI loader): the enclave's TPM 2.0 backend.
         .target(
             name: "CTPM",
-            linkerSettings: [.linkedLibrary("tss2-esys"), .linkedLibrary("tss2-tctildr"), .linkedLibrary("tss2-mu"), .linkedLibrary("tss2-rc")]
+            linkerSettings: [
+                .linkedLibrary("tss2-esys"), .linkedLibrary("tss2-sys"), .linkedLibrary("tss2-tctildr"), .linkedLibrary("tss2-mu"),
+                .linkedLibrary("tss2-rc"),
+            ]
         ),
         // GLib's GVariant (Debian's libglib2.0-0, opened when first needed), reading
         // libsecret's version 1 keyring files.

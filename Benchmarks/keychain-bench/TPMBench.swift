@@ -110,7 +110,7 @@ private final class TPMRoundTrip {
 
     private static func open(_ tcti: String) throws -> OpaquePointer {
         var tpm: OpaquePointer?
-        let rc = trousseau_tpm_open(tcti, &tpm)
+        let rc = trousseau_tpm_open(tcti, 0, &tpm)
         guard rc == 0, let tpm else { throw BenchError("swtpm: \(String(cString: trousseau_tpm_describe(rc)))") }
         return tpm
     }

@@ -5,6 +5,7 @@
 #include <tss2/tss2_esys.h>
 #include <tss2/tss2_mu.h>
 #include <tss2/tss2_rc.h>
+#include <tss2/tss2_sys.h>
 #include <tss2/tss2_tctildr.h>
 
 struct trousseau_tpm {
@@ -60,7 +61,23 @@ static uint32_t salted_session(trousseau_tpm *tpm, ESYS_TR *session) {
     return rc;
 }
 
-uint32_t trousseau_tpm_open(const char *tcti, trousseau_tpm **out) {
+// Flushes every transient object and loaded session (see trousseau_tpm_open).
+static void reclaim_slots(trousseau_tpm *tpm) {
+    TSS2_SYS_CONTEXT *sys = NULL;
+    if (Esys_GetSysContext(tpm->esys, &sys) || !sys) return;
+    const TPM2_HANDLE ranges[] = {TPM2_TRANSIENT_FIRST, TPM2_LOADED_SESSION_FIRST, TPM2_POLICY_SESSION_FIRST};
+    for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++) {
+        TPMI_YES_NO more = 0;
+        TPMS_CAPABILITY_DATA data = {0};
+        if (Tss2_Sys_GetCapability(sys, NULL, TPM2_CAP_HANDLES, ranges[r], 64, &more, &data, NULL)) continue;
+        for (UINT32 i = 0; i < data.data.handles.count && i < TPM2_MAX_CAP_HANDLES; i++) {
+            TPM2_HANDLE handle = data.data.handles.handle[i];
+            if (handle >> TPM2_HR_SHIFT == ranges[r] >> TPM2_HR_SHIFT) Tss2_Sys_FlushContext(sys, handle);
+        }
+    }
+}
+
+uint32_t trousseau_tpm_open(const char *tcti, int reclaim, trousseau_tpm **out) {
     // ESYS writes its own errors to standard error unless told not to; the enclave reports
     // them itself, as OSStatus with this library's text.
     setenv("TSS2_LOG", "all+none", 1);
@@ -79,6 +96,7 @@ uint32_t trousseau_tpm_open(const char *tcti, trousseau_tpm **out) {
         free(tpm);
         return rc;
     }
+    if (reclaim) reclaim_slots(tpm);
     TPM2B_SENSITIVE_CREATE sensitive = {0};
     TPM2B_PUBLIC template = srk_template();
     TPM2B_DATA outside = {0};

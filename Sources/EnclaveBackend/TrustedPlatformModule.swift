@@ -2,6 +2,10 @@ import CTPM
 import FoundationEssentials
 import KeychainModel
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A TPM 2.0 response code other than success, with what the enclave needs to tell apart.
 struct TPMFailure: Error, CustomStringConvertible {
     let code: UInt32
@@ -49,10 +53,16 @@ final class TrustedPlatformModule {
     /// The blobs' largest size: TPM2B_PUBLIC and TPM2B_PRIVATE marshalled.
     private static let blobCapacity = 1024
 
+    /// Held while connected, when the TPM has no resource manager (``TPMLock``).
+    private let lock: TPMLock?
+
     /// Connects to the TPM `tcti` names (`device:/dev/tpmrm0`, `swtpm:path=…`).
     init(tcti: String) throws {
+        // The kernel's resource manager gives each connection its own slots and flushes them
+        // when it closes; any other TCTI reaches the TPM itself, shared and leak-prone.
+        lock = tcti.hasPrefix("device:/dev/tpmrm") ? nil : try TPMLock(tcti: tcti)
         var opened: OpaquePointer?
-        let rc = trousseau_tpm_open(tcti, &opened)
+        let rc = trousseau_tpm_open(tcti, lock == nil ? 0 : 1, &opened)
         guard rc == 0, let opened else { throw TPMFailure(code: rc) }
         handle = opened
     }
@@ -153,4 +163,34 @@ final class TrustedPlatformModule {
     private func check(_ rc: UInt32) throws {
         if rc != 0 { throw TPMFailure(code: rc) }
     }
+}
+
+/// One Trousseau process at a time on a TPM reached without a resource manager (swtpm,
+/// mssim, a raw /dev/tpm0): an exclusive flock on `/tmp/trousseau-tpm-UID-HASH.lock` for
+/// the TCTI, held for a connection's lifetime. Two enclaves at once would need more than
+/// swtpm's three object slots, and one killed mid-operation leaves its objects loaded; with
+/// the lock held nothing else of ours is using the TPM, so what is loaded is left over and
+/// is flushed (`reclaim`). Such a TPM is taken to be this user's Trousseau's alone.
+private final class TPMLock {
+    private let fd: Int32
+
+    init(tcti: String) throws {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: a name, not a secret
+        for byte in tcti.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let path = "/tmp/trousseau-tpm-\(getuid())-\(String(hash, radix: 16)).lock"
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        var info = stat()
+        guard fd >= 0, fstat(fd, &info) == 0, info.st_uid == getuid() else {
+            if fd >= 0 { close(fd) }
+            throw KeychainError(status: OSStatusCode.io, message: "cannot open the TPM's lock \(path)")
+        }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                close(fd)
+                throw KeychainError(status: OSStatusCode.io, message: "cannot lock the TPM's lock \(path)")
+            }
+        }
+    }
+
+    deinit { close(fd) }  // releases the flock
 }

@@ -15,7 +15,8 @@ enum RunLength {
     /// Prints the test's figures for the table.
     static func report(_ name: String, _ figures: String, since start: ContinuousClock.Instant) {
         let seconds = (ContinuousClock.now - start) / .seconds(1)
-        print("reliability: \(name) | \(figures) | \(String(format: "%.1f", seconds)) s | \(isLong ? "long" : "short")")
+        let backend = SoftwareTPM.suiteTPM == nil ? "" : ", TPM backend (swtpm)"
+        print("reliability: \(name) | \(figures) | \(String(format: "%.1f", seconds)) s | \(isLong ? "long" : "short")\(backend)")
     }
 }
 

@@ -30,7 +30,11 @@ enum {
 /// Connects to the TPM named by `tcti` ("device:/dev/tpmrm0", "swtpm:path=…"; NULL: the
 /// library's default) and makes the storage root key (a transient primary under the owner
 /// hierarchy from the TCG's ECC P-256 template, the same key every time for one owner seed).
-uint32_t trousseau_tpm_open(const char *tcti, trousseau_tpm **out);
+/// With `reclaim`, first flushes every transient object and loaded session the TPM holds:
+/// on a TPM reached without a resource manager, what a process killed mid-operation left
+/// loaded stays there for ever (swtpm has three object slots). Only for a TPM the caller
+/// alone uses, while it holds its lock.
+uint32_t trousseau_tpm_open(const char *tcti, int reclaim, trousseau_tpm **out);
 void trousseau_tpm_close(trousseau_tpm *tpm);
 
 /// The storage root key's name (nameAlg ‖ SHA-256 of its public area; 34 bytes).
