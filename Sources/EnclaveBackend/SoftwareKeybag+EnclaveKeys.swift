@@ -14,29 +14,27 @@ extension SoftwareKeybag {
     /// as an item's).
     public func createEnclaveKey(protection: ProtectionClass, access: AccessControl?, context: Data?) throws -> EnclaveKeyBlob {
         let keyID = SymmetricKey(size: .bits128).withUnsafeBytes { Data($0) }
-        // On a TPM, the key is made there; its authValue is what the class key wraps.
+        // What the class key wraps: the scalar, or — on a TPM, where the key is made and stays —
+        // the key's random authValue.
+        let secret: ItemKey
+        var blob: EnclaveKeyBlob
         if let tpm = deviceKey as? TPMDeviceKey {
-            let authValue = ItemKey.generate()
-            let (tpmKey, publicKey) = try tpm.createP256Key(auth: authValue.secretBytes)
-            var blob = EnclaveKeyBlob(protection: protection, keyID: keyID, publicKey: publicKey, access: nil, wrapped: Data(), tpmKey: tpmKey)
-            let (wrapped, bound) = try wrap(
-                authValue, for: protection, associatedData: blob.associatedData, access: access, context: context
-            ) { $0.enclaveKeyWrapping() }
-            blob.wrapped = wrapped
-            blob.access = bound
-            return blob
+            secret = ItemKey.generate()
+            let (tpmKey, publicKey) = try tpm.createP256Key(auth: secret.secretBytes)
+            blob = EnclaveKeyBlob(protection: protection, keyID: keyID, publicKey: publicKey, access: nil, wrapped: Data(), tpmKey: tpmKey)
+        } else {
+            var privateKey = P256.Signing.PrivateKey()
+            #if TROUSSEAU_TEST_HOOKS
+            if let seed = configuration.testEnclaveKeySeed {
+                privateKey = try P256.Signing.PrivateKey(rawRepresentation: Self.testScalar(seed: seed, keyID: keyID))
+            }
+            #endif
+            secret = try ItemKey(bytes: SecretBytes(privateKey.rawRepresentation))
+            blob = EnclaveKeyBlob(
+                protection: protection, keyID: keyID, publicKey: privateKey.publicKey.x963Representation, access: nil, wrapped: Data())
         }
-        var privateKey = P256.Signing.PrivateKey()
-        #if TROUSSEAU_TEST_HOOKS
-        if let seed = configuration.testEnclaveKeySeed {
-            privateKey = try P256.Signing.PrivateKey(rawRepresentation: Self.testScalar(seed: seed, keyID: keyID))
-        }
-        #endif
-        let scalar = try ItemKey(bytes: SecretBytes(privateKey.rawRepresentation))
-        var blob = EnclaveKeyBlob(
-            protection: protection, keyID: keyID, publicKey: privateKey.publicKey.x963Representation, access: nil, wrapped: Data())
         let (wrapped, bound) = try wrap(
-            scalar, for: protection, associatedData: blob.associatedData, access: access, context: context
+            secret, for: protection, associatedData: blob.associatedData, access: access, context: context
         ) { $0.enclaveKeyWrapping() }
         blob.wrapped = wrapped
         blob.access = bound

@@ -429,7 +429,8 @@ public final class SoftwareKeybag: Keybag {
     /// for a disabled device, with the time until the TPM forgives one failure.
     private func disabled(_ failure: TPMFailure) -> KeychainError {
         let wait = (try? (deviceKey as? TPMDeviceKey)?.lockout())?.interval
-        let when = wait.map { " Try again in \(max(1, ($0 + 59) / 60)) minutes." } ?? ""
+        // An interval of 0: failures are never forgiven; only the TPM's owner can clear them.
+        let when = wait.map { $0 == 0 ? " Only the TPM's owner can clear it." : " Try again in \(($0 + 59) / 60) minutes." } ?? ""
         return KeychainError(
             status: OSStatusCode.authFailed,
             message: "the keychain is disabled: too many wrong passcodes reached the TPM's dictionary-attack lockout.\(when)")
