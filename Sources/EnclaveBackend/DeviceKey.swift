@@ -52,15 +52,9 @@ public enum DeviceKeyBackend: Sendable, Hashable {
             if let key = try? TPMDeviceKey(directory: directory, tcti: TPMDeviceKey.kernelTCTI) { return key }
             return try FileDeviceKey(directory: directory, note: "the TPM at \(TPMDeviceKey.kernelTCTI) did not answer when the keychain was made")
         default:
-            return try FileDeviceKey(directory: directory, note: hasSoftwareKey || !isNew ? nil : reasonForSoftware)
-        }
-    }
-
-    private var reasonForSoftware: String {
-        switch self {
-        case .off: "TROUSSEAU_TPM=off"
-        case .automatic: "no TPM was reachable: /dev/tpmrm0 is missing or this user is not in group tss"
-        case .tpm: "the keychain had a software device key already"
+            // A new keychain lands here only with .off, or .automatic and no /dev/tpmrm0 to open.
+            let reason = self == .off ? "TROUSSEAU_TPM=off" : "no TPM was reachable: /dev/tpmrm0 is missing or this user is not in group tss"
+            return try FileDeviceKey(directory: directory, note: isNew ? reason : nil)
         }
     }
 }

@@ -428,7 +428,7 @@ public final class SoftwareKeybag: Keybag {
     /// The refusal while the TPM's dictionary-attack lockout lasts, in the words Apple uses
     /// for a disabled device, with the time until the TPM forgives one failure.
     private func disabled(_ failure: TPMFailure) -> KeychainError {
-        let wait = (try? (deviceKey as? TPMDeviceKey)?.lockout())?.interval
+        let wait = try? (deviceKey as? TPMDeviceKey)?.lockoutInterval()
         // An interval of 0: failures are never forgiven; only the TPM's owner can clear them.
         let when = wait.map { $0 == 0 ? " Only the TPM's owner can clear it." : " Try again in \(($0 + 59) / 60) minutes." } ?? ""
         return KeychainError(

@@ -96,9 +96,9 @@ public final class TPMDeviceKey: DeviceKey {
         try use { try $0.keyExchange(key: blob, auth: auth, peer: peer) }
     }
 
-    /// The TPM's dictionary-attack state.
-    func lockout() throws -> TPMLockout {
-        try use { try $0.lockout() }
+    /// Seconds after which the TPM forgives one dictionary-attack failure.
+    func lockoutInterval() throws -> UInt32 {
+        try use { try $0.lockoutInterval() }
     }
 
     /// Connects, checks that the TPM is the one the key was made in, and runs `body`.

@@ -36,16 +36,6 @@ struct TPMFailure: Error, CustomStringConvertible {
     }
 }
 
-/// The dictionary-attack state a TPM reports: global to the TPM, set by whoever holds its
-/// lockoutAuth, read (never changed) here.
-struct TPMLockout: Sendable, Hashable {
-    var failures: UInt32
-    var maximumFailures: UInt32
-    /// Seconds after which one failure is forgotten (and, in lockout, the next try is allowed).
-    var interval: UInt32
-    var inLockout: Bool
-}
-
 /// One connection to a TPM 2.0 through libtss2's ESYS (the CTPM shim), with the storage
 /// root key made; closed when released. Each operation runs in its own salted session.
 final class TrustedPlatformModule {
@@ -152,12 +142,14 @@ final class TrustedPlatformModule {
         }
     }
 
-    /// The dictionary-attack counter and its settings.
-    func lockout() throws -> TPMLockout {
+    /// Seconds after which the TPM forgives one dictionary-attack failure (in lockout, when
+    /// the next try is allowed): global to the TPM, set by whoever holds its lockoutAuth,
+    /// read (never changed) here.
+    func lockoutInterval() throws -> UInt32 {
         var counter: UInt32 = 0, maximum: UInt32 = 0, interval: UInt32 = 0, recovery: UInt32 = 0
         var inLockout: Int32 = 0
         try check(trousseau_tpm_lockout(handle, &counter, &maximum, &interval, &recovery, &inLockout))
-        return TPMLockout(failures: counter, maximumFailures: maximum, interval: interval, inLockout: inLockout != 0)
+        return interval
     }
 
     private func check(_ rc: UInt32) throws {
