@@ -266,7 +266,7 @@ let package = Package(
             // Measures the daemon against the machine's floors (docs/PERFORMANCE.md).
             name: "keychain-bench",
             dependencies: [
-                "CSystemd", "CTPM", "Enclave", "KeychainClient", "KeychainModel", "KeychainProtocol", "KeychainSystem", "Security", "SyncCrypto",
+                "BenchWorkload", "CSystemd", "CTPM", "Enclave", "KeychainClient", "KeychainModel", "KeychainProtocol", "KeychainSystem", "Security", "SyncCrypto",
                 "SyncProtocol",
                 "KeychainStore", "KeychainSync", "EnclaveBackend", "KeychainCallers", "SyncNetwork", "SyncTransport",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -281,6 +281,24 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/keychain-bench"
+        ),
+        .target(
+            // The SecItem operations both benchmarks run (keychain-bench times them,
+            // keychain-instructions counts their instructions), and the instructions report.
+            name: "BenchWorkload",
+            dependencies: ["KeychainClient", "KeychainModel"],
+            path: "Benchmarks/BenchWorkload"
+        ),
+        .executableTarget(
+            // Instructions per operation in securityd, the enclave and the client under
+            // callgrind, against a committed baseline (scripts/bench-instructions; CI's gate).
+            // Apart from keychain-bench so that CI's release build of it stays small.
+            name: "keychain-instructions",
+            dependencies: [
+                "BenchWorkload", "KeychainClient", "KeychainModel", "KeychainSystem",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/keychain-instructions"
         ),
         .target(
             // The decoders of untrusted bytes as fuzz targets (Fuzz/, scripts/fuzz).
@@ -484,7 +502,7 @@ let package = Package(
             dependencies: [
                 "KeychainClient", "KeychainModel", "KeychainCrypto", "KeychainProtocol", "KeychainSystem", "KeychainTestSupport",
                 "KeychainServer", "securityd", "trousseau-enclave", "trousseau-sync-agent", "SecurityTool",
-                "keychain-probe", "keychain-bench", "keychain-access", "CodeSigning",
+                "keychain-probe", "keychain-bench", "BenchWorkload", "keychain-access", "CodeSigning",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -1,3 +1,4 @@
+import BenchWorkload
 import Foundation
 import KeychainClient
 import KeychainModel
@@ -8,7 +9,7 @@ import Glibc
 
 /// A keychain in a temporary `KEYCHAIN_HOME`, served by the real securityd that the first
 /// client starts (from beside this executable), filled with generic passwords named
-/// `item-0`, `item-1`, … of one service.
+/// ``BenchItems``.
 final class BenchKeychain: @unchecked Sendable {
     // @unchecked: `count` is only changed by the one thread that drives the benchmark.
     let directory: String
@@ -16,10 +17,6 @@ final class BenchKeychain: @unchecked Sendable {
     let daemon: String
     /// How many `item-N` items the keychain holds.
     private(set) var count = 0
-
-    static let service = "bench.trousseau.example"
-    /// The size of every item's secret.
-    static let secretSize = 32
 
     /// What the daemon is started with besides `TROUSSEAU_SECURITYD_IDLE_SECONDS=0` (and
     /// `TROUSSEAU_TPM=off` unless it names a TPM: the rows measure the software backend, and
@@ -47,26 +44,6 @@ final class BenchKeychain: @unchecked Sendable {
 
     // MARK: - Items
 
-    static func query(account: String) -> [String: KeychainValue] {
-        [
-            QueryKey.itemClass: .string(ItemClass.genericPassword.rawValue),
-            "svce": .string(service),
-            "acct": .string(account),
-        ]
-    }
-
-    /// The (not secret) data of item `index`: 32 bytes that differ between items.
-    static func secret(_ index: Int, version: UInt64 = 0) -> Data {
-        var generator = SplitMix64(seed: UInt64(index) &* 31 &+ version)
-        return Data((0..<secretSize).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
-    }
-
-    static func addQuery(account: String, secret: Data) -> [String: KeychainValue] {
-        var query = query(account: account)
-        query[QueryKey.valueData] = .data(secret)
-        return query
-    }
-
     /// Adds items until the keychain holds `target` of them, with `clients` connections.
     ///
     /// - Returns: the adds' latencies (nil when there was nothing to add).
@@ -77,7 +54,7 @@ final class BenchKeychain: @unchecked Sendable {
         let load = ConcurrentLoad(clients: try connect(clients))
         let latencies = try load.run(operations: target - first) { share, n in
             let index = first + share.offset + n
-            _ = try share.client.add(Self.addQuery(account: "item-\(index)", secret: Self.secret(index)))
+            _ = try share.client.add(BenchItems.addQuery(account: "item-\(index)", secret: BenchItems.secret(index)))
         }
         count = target
         return latencies

@@ -1,3 +1,4 @@
+import BenchWorkload
 import Foundation
 import KeychainClient
 import KeychainModel
@@ -40,7 +41,7 @@ struct BenchRun {
         let floors = [
             BenchReport.Floor(Floors.Name.socket, try Floors.socketRoundTrip(size: 128, count: plan.floorSamples)),
             BenchReport.Floor(Floors.Name.commit, try Floors.durableCommit(count: plan.commitSamples, in: keychain.directory)),
-            BenchReport.Floor(Floors.Name.aes, try Floors.aesGCMOpen(size: BenchKeychain.secretSize, count: plan.floorSamples)),
+            BenchReport.Floor(Floors.Name.aes, try Floors.aesGCMOpen(size: BenchItems.secretSize, count: plan.floorSamples)),
             BenchReport.Floor(Floors.Name.spawn, try Floors.processSpawn(count: plan.runs)),
         ]
         report.floors += floors
@@ -63,7 +64,7 @@ struct BenchRun {
             let tag = "\(size)-\(clients)"
             for workload in plan.workloads {
                 let latencies = try load.run(operations: plan.operations) { share, n in
-                    try workload.perform(share, n, items: size, tag: tag)
+                    try workload.perform(client: share.client, offset: share.offset, n, items: size, tag: tag)
                 }
                 let floor = workload.floorParts.reduce(0.0) { sum, part in
                     sum + (report.floor(part, items: part == Floors.Name.lookup ? size : nil)?.p50Micros ?? 0)
@@ -102,14 +103,14 @@ struct BenchRun {
         for _ in 0..<plan.autostartRuns {
             try keychain.stopDaemon()
             let before = monotonicNanoseconds()
-            var query = BenchKeychain.query(account: "item-0")
+            var query = BenchItems.query(account: "item-0")
             query[QueryKey.returnData] = .bool(true)
             guard try keychain.connect().copyMatching(query) != nil else { throw BenchError("the first call returned nothing") }
             autostart.append(monotonicNanoseconds() - before)
         }
         let activated = try measureSocketActivatedFirstCalls()
         let environment = ProcessInfo.processInfo.environment.merging(["KEYCHAIN_HOME": keychain.paths.home]) { $1 }
-        let arguments = ["find-generic-password", "-a", "item-0", "-s", BenchKeychain.service, "-w"]
+        let arguments = ["find-generic-password", "-a", "item-0", "-s", BenchItems.service, "-w"]
         let tool = try Latencies.measure(plan.runs) { _ in
             let status = try ChildProcess.run(products.security, arguments, environment: environment)
             guard status == 0 else { throw BenchError("security find-generic-password -w exited \(status)") }
@@ -157,7 +158,7 @@ extension BenchRun {
                 usleep(1_000)
             }
             let before = monotonicNanoseconds()
-            var query = BenchKeychain.query(account: "item-0")
+            var query = BenchItems.query(account: "item-0")
             query[QueryKey.returnData] = .bool(true)
             guard try keychain.connect().copyMatching(query) != nil else { throw BenchError("the first call returned nothing") }
             latencies.append(monotonicNanoseconds() - before)

@@ -1,3 +1,4 @@
+import BenchWorkload
 import CryptoExtras
 import Foundation
 import GRDBSQLite
@@ -35,7 +36,7 @@ enum FileKeychainOperations {
         for (file, suffix) in [(path as String?, "file"), (nil, "login")] {
             var add = item("read-" + suffix, in: nil)
             if let file { add[SecName.kSecUseKeychain] = .string(file) }
-            add[QueryKey.valueData] = .data(BenchKeychain.secret(1))
+            add[QueryKey.valueData] = .data(BenchItems.secret(1))
             _ = try client.call(Service.Add(add))
         }
         var find = item("read-file", in: path), findLogin = item("read-login", in: nil)
@@ -52,13 +53,13 @@ enum FileKeychainOperations {
                 added += 1
                 var add = item("add-\(added)", in: nil)
                 add[SecName.kSecUseKeychain] = .string(path)
-                add[QueryKey.valueData] = .data(BenchKeychain.secret(added))
+                add[QueryKey.valueData] = .data(BenchItems.secret(added))
                 _ = try client.call(Service.Add(add))
             },
             floor: {
                 added += 1
                 var add = item("add-\(added)", in: nil)
-                add[QueryKey.valueData] = .data(BenchKeychain.secret(added))
+                add[QueryKey.valueData] = .data(BenchItems.secret(added))
                 _ = try client.call(Service.Add(add))
             })
 

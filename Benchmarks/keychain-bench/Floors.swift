@@ -1,3 +1,4 @@
+import BenchWorkload
 import Crypto
 import Foundation
 import GRDBSQLite

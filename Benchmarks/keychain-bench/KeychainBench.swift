@@ -1,3 +1,4 @@
+import BenchWorkload
 import ArgumentParser
 import Foundation
 import KeychainClient

@@ -1,3 +1,4 @@
+import BenchWorkload
 import Dispatch
 import Foundation
 import KeychainModel
@@ -186,10 +187,10 @@ struct SecretServiceBench {
     }
 
     static func attributes(_ index: Int) -> [String: String] {
-        ["service": BenchKeychain.service, "account": "item-\(index)"]
+        ["service": BenchItems.service, "account": "item-\(index)"]
     }
 
-    static func secret(_ index: Int) -> [UInt8] { Array(BenchKeychain.secret(index)) }
+    static func secret(_ index: Int) -> [UInt8] { Array(BenchItems.secret(index)) }
 }
 
 /// A private session bus: a real dbus-daemon on a socket in the bench's directory.

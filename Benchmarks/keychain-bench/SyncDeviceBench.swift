@@ -1,3 +1,4 @@
+import BenchWorkload
 import Foundation
 import KeychainClient
 import KeychainModel
@@ -37,12 +38,12 @@ struct SyncDeviceBench {
         try security(writer, ["sync", "enable", "--server", server])
         try pair(writer, reader)
 
-        var query = BenchKeychain.query(account: "visible")
+        var query = BenchItems.query(account: "visible")
         query[SecName.kSecAttrSynchronizable] = .bool(true)
-        _ = try writing.add(BenchKeychain.addQuery(account: "visible", secret: BenchKeychain.secret(0)).merging(query) { $1 })
-        try waitUntil(reading, query, reads: BenchKeychain.secret(0))
+        _ = try writing.add(BenchItems.addQuery(account: "visible", secret: BenchItems.secret(0)).merging(query) { $1 })
+        try waitUntil(reading, query, reads: BenchItems.secret(0))
         return try Latencies.measure(changes) { index in
-            let value = BenchKeychain.secret(index + 1)
+            let value = BenchItems.secret(index + 1)
             try writing.update(query, attributes: [QueryKey.valueData: .data(value)])
             try waitUntil(reading, query, reads: value)
         }

@@ -1,3 +1,4 @@
+import BenchWorkload
 import CTPM
 import Foundation
 import KeychainClient
@@ -74,7 +75,7 @@ enum TPMBench {
                             blob, .sign(algorithm: "algid:sign:ECDSA:message-X962:SHA256", data: KeyOperations.message), context: nil, prompt: nil)
                     }, floor: { try floor.hmac() }))
         }
-        var find = BenchKeychain.query(account: "item-7")
+        var find = BenchItems.query(account: "item-7")
         find[QueryKey.returnData] = .bool(true)
         rows.append(
             try KeyOperations.row(

@@ -1,3 +1,4 @@
+import BenchWorkload
 import Foundation
 
 /// The targets, checked against one run's figures (only those the run measured).

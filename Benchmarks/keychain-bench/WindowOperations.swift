@@ -1,3 +1,4 @@
+import BenchWorkload
 import AsyncHTTPClient
 import Foundation
 import KeychainClient
@@ -54,7 +55,7 @@ enum WindowOperations {
                     } catch let error as KeychainError where error.status == .itemNotFound {}
                 }
             })
-        var query = BenchKeychain.query(account: "item-0")
+        var query = BenchItems.query(account: "item-0")
         query[QueryKey.returnData] = .bool(true)
         let reveals = max(count / 20, 5)  // each checks the passcode with the real KDF
         let reveal = try KeyOperations.row(

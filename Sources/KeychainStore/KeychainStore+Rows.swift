@@ -40,35 +40,22 @@ extension KeychainStore {
     /// The SELECT of candidate rows: plaintext columns and token equality only.
     func selectStatement(_ criteria: SearchCriteria) -> (String, StatementArguments) {
         let table = ItemTable.of(criteria.itemClass)
-        var clauses: [String]
-        var arguments: [any DatabaseValueConvertible]
-        if let excluded = criteria.excludedGroups {
-            clauses = excluded.isEmpty ? [] : ["agrp NOT IN (\(databaseQuestionMarks(count: excluded.count)))"]
-            arguments = excluded
-        } else {
-            clauses = ["agrp IN (\(databaseQuestionMarks(count: criteria.groups.count)))"]
-            arguments = criteria.groups
-        }
-        clauses.append("tomb = ?")
+        let tokenAttributes = criteria.attributes.keys.filter(table.hasTokenColumn).sorted()
+        let shape = SelectShape(criteria, tokenAttributes: tokenAttributes)
+        // The SQL depends on the shape alone: built once per shape, not per request.
+        let sql = statements.selectSQL(for: shape)
+        // Existentials, not DatabaseValues: GRDB's initializer for a sequence of concrete values
+        // maps them with a key path that the runtime instantiates again on every call.
+        var arguments: [(any DatabaseValueConvertible)?] = []
+        arguments.reserveCapacity(criteria.groups.count + (criteria.excludedGroups?.count ?? 0) + tokenAttributes.count + 3)
+        for group in criteria.excludedGroups ?? criteria.groups { arguments.append(group) }
         arguments.append(criteria.tombstone ? 1 : 0)
-        switch criteria.synchronizable {
-        case .no: clauses.append("sync = 0")
-        case .yes: clauses.append("sync = 1")
-        case .any: break
+        if let protection = criteria.protection { arguments.append(protection.rawValue) }
+        if let uuid = criteria.uuid { arguments.append(uuid.storedBytes) }
+        for name in tokenAttributes {
+            // A value's presence under the name was established by the filter above.
+            arguments.append(blindIndex.token(criteria.itemClass, attribute: name, value: criteria.attributes[name]!))
         }
-        if let protection = criteria.protection {
-            clauses.append("pdmn = ?")
-            arguments.append(protection.rawValue)
-        }
-        if let uuid = criteria.uuid {
-            clauses.append("uuid = ?")
-            arguments.append(uuid.storedBytes)
-        }
-        for (name, value) in criteria.attributes.sorted(by: { $0.key < $1.key }) where table.hasTokenColumn(name) {
-            clauses.append("\(ItemTable.tokenColumn(name)) = ?")
-            arguments.append(blindIndex.token(criteria.itemClass, attribute: name, value: value))
-        }
-        let sql = "SELECT \(StoredRow.columns) FROM \(table.name) WHERE \(clauses.joined(separator: " AND ")) ORDER BY rowid"
         return (sql, StatementArguments(arguments))
     }
 
@@ -83,7 +70,7 @@ extension KeychainStore {
     ) throws -> SearchOutcome {
         let (sql, arguments) = selectStatement(criteria)
         var outcome = SearchOutcome()
-        let rows = try Row.fetchCursor(statements.statement(sql, in: db), arguments: arguments)
+        let rows = try Row.fetchCursor(statements.cachedSelect(sql, in: db), arguments: arguments)
         while let row = try rows.next() {
             do {
                 let stored = try StoredRow(row, itemClass: criteria.itemClass)

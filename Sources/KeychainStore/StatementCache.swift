@@ -9,7 +9,14 @@ import KeychainModel
 /// sending ever new shapes could grow the caches without end; after `limit` distinct
 /// shapes the caches are emptied and start again.
 final class StatementCache: Sendable {
-    private let shapes = BlockingMutex<Set<String>>([])
+    private struct State {
+        /// The SQL of every statement handed out since the last overflow.
+        var shapes: Set<String> = []
+        /// The candidate lookups' SQL by shape (each also in `shapes`).
+        var selects: [SelectShape: String] = [:]
+    }
+
+    private let state = BlockingMutex(State())
     private let limit: Int
 
     init(limit: Int = 512) {
@@ -19,16 +26,33 @@ final class StatementCache: Sendable {
     /// The connection's prepared statement for `sql`. Not for a statement already in use
     /// on the same connection (a cursor still open on it).
     func statement(_ sql: String, in db: Database) throws -> Statement {
-        shapes.withLock { _ = $0.insert(sql) }
+        state.withLock { _ = $0.shapes.insert(sql) }
         return try db.cachedStatement(sql: sql)
+    }
+
+    /// The SQL of a candidate lookup of `shape`, built the first time the shape is seen
+    /// (and counted among the shapes then, not hashed again on every request).
+    func selectSQL(for shape: SelectShape) -> String {
+        state.withLock { state in
+            if let sql = state.selects[shape] { return sql }
+            let sql = shape.sql
+            state.selects[shape] = sql
+            state.shapes.insert(sql)
+            return sql
+        }
+    }
+
+    /// A prepared lookup whose SQL came from ``selectSQL(for:)`` (already counted).
+    func cachedSelect(_ sql: String, in db: Database) throws -> Statement {
+        try db.cachedStatement(sql: sql)
     }
 
     /// Whether the caches hold too many shapes; true once per overflow, which the caller
     /// answers by releasing the pool's memory (outside any database access).
     func takeOverflow() -> Bool {
-        shapes.withLock { shapes in
-            guard shapes.count > limit else { return false }
-            shapes.removeAll()
+        state.withLock { state in
+            guard state.shapes.count > limit else { return false }
+            state = State()
             return true
         }
     }
