@@ -44,7 +44,7 @@ public enum AttributeCodec {
         var result: [String: KeychainValue] = [:]
         for _ in 0..<count {
             let nameLength = Int(try reader.byte())
-            guard let name = String(validating: try reader.bytes(nameLength), as: UTF8.self), !name.isEmpty else {
+            guard let name = try reader.utf8(nameLength), !name.isEmpty else {
                 throw KeychainError.decode("attribute name is not UTF-8")
             }
             switch try KeychainValue.decode(from: &reader) {

@@ -200,7 +200,7 @@ extension SyncItemPayload {
             var previous = ""
             for _ in 0..<count {
                 let length = Int(try reader.byte())
-                guard let name = String(validating: try reader.bytes(length), as: UTF8.self), name > previous else {
+                guard let name = try reader.utf8(length), name > previous else {
                     throw KeychainError.decode("a sync item's field names are not UTF-8 in order")
                 }
                 previous = name
@@ -250,7 +250,7 @@ extension SyncItemPayload {
     private static func readStamp(_ reader: inout ByteReader) throws -> Stamp {
         let clock = try reader.integer(Int64.self)
         let length = Int(try reader.byte())
-        guard let writer = String(validating: try reader.bytes(length), as: UTF8.self), SyncIdentifier(writer) != nil else {
+        guard let writer = try reader.utf8(length), SyncIdentifier(writer) != nil else {
             throw KeychainError.decode("a sync item names an ill-formed writer")
         }
         return Stamp(clock: HybridLogicalClock(rawValue: clock), writer: writer)

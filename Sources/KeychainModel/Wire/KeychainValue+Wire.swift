@@ -88,7 +88,7 @@ extension KeychainValue {
 
     private static func string(_ reader: inout ByteReader) throws -> String {
         let length = Int(try reader.integer(UInt32.self))
-        guard let string = String(validating: try reader.bytes(length), as: UTF8.self) else {
+        guard let string = try reader.utf8(length) else {
             throw KeychainError.decode("a string is not UTF-8")
         }
         return string
