@@ -30,8 +30,16 @@ struct Callgrind {
         [
             "--tool=callgrind", "--trace-children=\(followingChildren ? "yes" : "no")",
             "--callgrind-out-file=\(directory)/callgrind.out.%p", "--log-file=\(directory)/valgrind.%p.log",
+            "--vgdb-prefix=\(vgdbPrefix)",
         ]
     }
+
+    /// Where vgdb's pipes are, for valgrind and callgrind_control alike: by default they
+    /// follow TMPDIR, which securityd and the enclave do not get.
+    var vgdbPrefix: String { directory + "/vgdb-pipe" }
+
+    /// Where the script below writes securityd's process id before it becomes valgrind.
+    var daemonPIDFile: String { directory + "/securityd.pid" }
 
     /// A script that starts `securityd` under callgrind with its arguments: what the client
     /// is told the daemon is, so that securityd and its enclave run under callgrind from
@@ -40,7 +48,12 @@ struct Callgrind {
         let path = directory + "/securityd-under-callgrind"
         let words = [valgrind] + arguments(followingChildren: true) + [securityd]
         // securityd gets only the environment its client passes on (no SWIFT_DETERMINISTIC_HASHING).
-        let script = "#!/bin/sh\nSWIFT_DETERMINISTIC_HASHING=1 exec \(words.map(Self.quoted).joined(separator: " ")) \"$@\"\n"
+        let script = """
+            #!/bin/sh
+            echo $$ > \(Self.quoted(daemonPIDFile))
+            SWIFT_DETERMINISTIC_HASHING=1 exec \(words.map(Self.quoted).joined(separator: " ")) "$@"
+
+            """
         try script.write(toFile: path, atomically: true, encoding: .utf8)
         guard chmod(path, 0o700) == 0 else { throw WorkloadFailure("chmod \(path): \(String(cString: strerror(errno)))") }
         return path
@@ -59,7 +72,10 @@ struct Callgrind {
 
     /// Sets the counters of `pids` to zero.
     func zero(_ pids: [pid_t]) throws {
-        _ = try controlOutput(["--zero"] + pids.map(String.init))
+        let answers = try controlOutput(["--zero"] + pids.map(String.init)).filter { $0.trimmingCharacters(in: .whitespaces) == "OK." }
+        guard answers.count == pids.count else {
+            throw WorkloadFailure("callgrind_control --zero reached \(answers.count) of \(pids.count) processes (vgdb needs ptrace: root, or kernel.yama.ptrace_scope 0)")
+        }
     }
 
     /// The instructions each of `pids` has executed since it was last zeroed, all threads.
@@ -79,7 +95,7 @@ struct Callgrind {
 
     private func controlOutput(_ arguments: [String]) throws -> [Substring] {
         let (status, output) = try Spawn.capturingOutput(
-            control, arguments: arguments, environment: ProcessInfo.processInfo.environment, standardInput: .null, standardError: .null
+            control, arguments: ["--vgdb-prefix=\(vgdbPrefix)"] + arguments, environment: ProcessInfo.processInfo.environment, standardInput: .null, standardError: .null
         ) { Spawn.readAll($0) }
         guard status == 0 else { throw WorkloadFailure("callgrind_control \(arguments.joined(separator: " ")) exited with \(status)") }
         return String(decoding: output, as: UTF8.self).split(separator: "\n")

@@ -39,7 +39,7 @@ struct InstructionsMeasurement {
             arguments: callgrind.arguments(followingChildren: false) + [
                 ProcessExecutable.path() ?? "keychain-instructions", "client", "--home", home, "--daemon", try callgrind.daemonWrapper(securityd: securityd),
             ])
-        defer { client.finish() }
+        defer { client.finish(daemonPIDFile: callgrind.daemonPIDFile) }
 
         var clock = ContinuousClock.now
         try client.request("fill", String(items))
@@ -52,7 +52,7 @@ struct InstructionsMeasurement {
             return pid
         }
         let pids = [try serving("securityd"), try serving("trousseau-enclave"), client.pid]
-        client.daemon = pids[0]
+        client.enclave = pids[1]
 
         var rows: [InstructionRow] = []
         for workload in Self.order {
@@ -66,7 +66,7 @@ struct InstructionsMeasurement {
             rows.append(InstructionRow(operation: workload.rawValue, securityd: perOperation[0], enclave: perOperation[1], client: perOperation[2]))
             log("\(workload.rawValue): \(ContinuousClock.now - clock)")
         }
-        return InstructionReport(items: items, operations: operations, rows: rows)
+        return InstructionReport(items: items, operations: operations, warmUp: warmUp, rows: rows)
     }
 }
 
@@ -75,8 +75,9 @@ final class ClientProcess {
     let pid: pid_t
     private let fd: Int32
     private var buffered: [UInt8] = []
-    /// securityd's process, once known: stopped when the measurement ends.
-    var daemon: pid_t?
+    /// The enclave's process, once known: waited for when the measurement ends (its
+    /// callgrind writes a file as it exits).
+    var enclave: pid_t?
 
     init(valgrind: String, arguments: [String]) throws {
         let (ours, theirs) = try UnixSocket.pair()
@@ -123,14 +124,19 @@ final class ClientProcess {
         }
     }
 
-    /// Ends the client (end of its input) and securityd (SIGTERM; its enclave ends with it),
-    /// and waits until neither runs, so that the directory can go.
-    func finish() {
+    /// Ends the client (end of its input) and securityd (SIGTERM to the process id its
+    /// wrapper wrote; its enclave ends with it), and waits until none runs, so that the
+    /// directory can go — on every path, failures included.
+    func finish(daemonPIDFile: String) {
         close(fd)
         SystemCall.wait(pid)
-        guard let daemon else { return }
+        guard let text = try? String(contentsOfFile: daemonPIDFile, encoding: .utf8),
+            let daemon = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        else { return }
         kill(daemon, SIGTERM)
         let deadline = ContinuousClock.now + .seconds(60)
-        while kill(daemon, 0) == 0, ContinuousClock.now < deadline { usleep(20_000) }
+        for process in [daemon] + (enclave.map { [$0] } ?? []) {
+            while kill(process, 0) == 0, ContinuousClock.now < deadline { usleep(20_000) }
+        }
     }
 }

@@ -51,9 +51,11 @@ extension KeychainInstructions {
 
         func validate() throws {
             guard items > 0, operations > 0, warmUp >= 0 else { throw ValidationError("items and operations must be positive") }
+            guard !(check && writeBaseline) else { throw ValidationError("--check compares with the baseline --write-baseline would replace: one or the other") }
         }
 
         func run() throws {
+            signal(SIGPIPE, SIG_IGN)  // a client that died answers EPIPE, and the cleanup still runs
             let measurement = InstructionsMeasurement(items: items, operations: operations, warmUp: warmUp, keepProfiles: keepProfiles)
             let report = try measurement.run { line in
                 FileHandle.standardError.write(Data((line + "\n").utf8))

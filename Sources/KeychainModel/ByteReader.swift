@@ -43,7 +43,7 @@ public struct ByteReader {
     /// same: the standard library's contiguous fast path, where `String(validating:as:)` over
     /// bytes took its generic one (a twentieth of a find's instructions in securityd).
     static func validUTF8(_ bytes: UnsafeRawBufferPointer) -> String? {
-        let string = String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+        let string = bytes.withMemoryRebound(to: UInt8.self) { String(decoding: $0, as: UTF8.self) }
         let utf8 = string.utf8
         guard utf8.count == bytes.count else { return nil }
         guard bytes.count > 0 else { return string }
