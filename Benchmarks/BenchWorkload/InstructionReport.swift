@@ -75,10 +75,11 @@ public struct InstructionRow: Codable, Equatable, Sendable {
         case securityd, enclave, client
 
         /// Instructions per operation a row may vary by whatever the count: securityd asks
-        /// the enclave for a class's metadata key again once its cache expires (≤ 1 s of
-        /// wall clock: once or twice a row at callgrind's pace here, each about 77,000
-        /// enclave instructions, 387 per operation over 200), so 1,000 allows a host about
-        /// three times slower than the one the baseline was measured on; the client has no timers.
+        /// the enclave for a class's metadata key again once its cached copy is a second old,
+        /// so how often follows the wall clock (callgrind's pace, the host's load). The
+        /// enclave's derivation is not counted (keychain-instructions toggles collection off
+        /// in it); the request, the reply and securityd's side of each fetch are. The client
+        /// has no timers.
         public var slack: Int {
             switch self {
             case .securityd, .enclave: 1_000

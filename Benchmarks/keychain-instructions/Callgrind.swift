@@ -31,8 +31,17 @@ struct Callgrind {
             "--tool=callgrind", "--trace-children=\(followingChildren ? "yes" : "no")",
             "--callgrind-out-file=\(directory)/callgrind.out.%p", "--log-file=\(directory)/valgrind.%p.log",
             "--vgdb-prefix=\(vgdbPrefix)",
+            // Not counted: the enclave deriving a class's metadata key. securityd asks for it
+            // again once its cached copy is a second old, so how often depends on the wall
+            // clock (callgrind's pace, the host's load), not on the operations: 18 times in
+            // one row of a run sharing the CPUs with a build, ~69,000 instructions each.
+            // (--toggle-collect alone would count only inside it: collection is on from the start.)
+            "--toggle-collect=\(Self.metadataKeyDerivation)", "--collect-atstart=yes",
         ]
     }
+
+    /// `SoftwareKeybag.metadataKey(for:)`, as the symbol table names it.
+    static let metadataKeyDerivation = "$s14EnclaveBackend14SoftwareKeybagC11metadataKey3for*"
 
     /// Where vgdb's pipes are, for valgrind and callgrind_control alike: by default they
     /// follow TMPDIR, which securityd and the enclave do not get.
