@@ -45,7 +45,8 @@ public enum Workload: String, CaseIterable, Sendable {
     }
 }
 
-/// An operation that did not do what it should (the benchmark cannot go on).
+/// A benchmark that cannot go on, and why: an operation that did not do what it should, or a
+/// measurement that could not be made.
 public struct WorkloadError: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }

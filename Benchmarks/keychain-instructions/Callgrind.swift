@@ -18,7 +18,7 @@ struct Callgrind {
     init(directory: String) throws {
         self.directory = directory
         guard let valgrind = Self.onPath("valgrind"), let control = Self.onPath("callgrind_control") else {
-            throw WorkloadFailure("valgrind and callgrind_control are needed (Debian: apt-get install valgrind)")
+            throw WorkloadError("valgrind and callgrind_control are needed (Debian: apt-get install valgrind)")
         }
         self.valgrind = valgrind
         self.control = control
@@ -64,7 +64,7 @@ struct Callgrind {
 
             """
         try script.write(toFile: path, atomically: true, encoding: .utf8)
-        guard chmod(path, 0o700) == 0 else { throw WorkloadFailure("chmod \(path): \(String(cString: strerror(errno)))") }
+        guard chmod(path, 0o700) == 0 else { throw WorkloadError("chmod \(path): \(String(cString: strerror(errno)))") }
         return path
     }
 
@@ -83,7 +83,7 @@ struct Callgrind {
     func zero(_ pids: [pid_t]) throws {
         let answers = try controlOutput(["--zero"] + pids.map(String.init)).filter { $0.trimmingCharacters(in: .whitespaces) == "OK." }
         guard answers.count == pids.count else {
-            throw WorkloadFailure("callgrind_control --zero reached \(answers.count) of \(pids.count) processes (vgdb needs ptrace: root, or kernel.yama.ptrace_scope 0)")
+            throw WorkloadError("callgrind_control --zero reached \(answers.count) of \(pids.count) processes (vgdb needs ptrace: root, or kernel.yama.ptrace_scope 0)")
         }
     }
 
@@ -91,7 +91,7 @@ struct Callgrind {
     func instructions(_ pids: [pid_t]) throws -> [pid_t: UInt64] {
         let counts = CallgrindCounters.parse(try controlOutput(["-e", "Ir"] + pids.map(String.init)))
         guard Set(counts.keys) == Set(pids) else {
-            throw WorkloadFailure("callgrind_control reported \(counts.keys.sorted()) for \(pids.sorted())")
+            throw WorkloadError("callgrind_control reported \(counts.keys.sorted()) for \(pids.sorted())")
         }
         return counts
     }
@@ -106,7 +106,7 @@ struct Callgrind {
         let (status, output) = try Spawn.capturingOutput(
             control, arguments: ["--vgdb-prefix=\(vgdbPrefix)"] + arguments, environment: ProcessInfo.processInfo.environment, standardInput: .null, standardError: .null
         ) { Spawn.readAll($0) }
-        guard status == 0 else { throw WorkloadFailure("callgrind_control \(arguments.joined(separator: " ")) exited with \(status)") }
+        guard status == 0 else { throw WorkloadError("callgrind_control \(arguments.joined(separator: " ")) exited with \(status)") }
         return String(decoding: output, as: UTF8.self).split(separator: "\n")
     }
 
@@ -118,10 +118,4 @@ struct Callgrind {
     private static func quoted(_ word: String) -> String {
         "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
-}
-
-/// A measurement that cannot go on, and why.
-struct WorkloadFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

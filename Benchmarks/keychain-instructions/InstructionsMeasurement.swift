@@ -23,7 +23,7 @@ struct InstructionsMeasurement {
 
     func run(log: (String) -> Void) throws -> InstructionReport {
         var template = Array(((ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/keychain-instructions-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw WorkloadFailure("mkdtemp: \(String(cString: strerror(errno)))") }
+        guard let made = mkdtemp(&template) else { throw WorkloadError("mkdtemp: \(String(cString: strerror(errno)))") }
         let directory = String(cString: made)
         defer {
             if keepProfiles { log("profiles kept in \(directory)") } else { try? FileManager.default.removeItem(atPath: directory) }
@@ -31,7 +31,7 @@ struct InstructionsMeasurement {
         let callgrind = try Callgrind(directory: directory)
         let securityd = ProcessExecutable.sibling("securityd")
         guard access(securityd, X_OK) == 0, access(ProcessExecutable.sibling("trousseau-enclave"), X_OK) == 0 else {
-            throw WorkloadFailure("securityd and trousseau-enclave must be beside \(ProcessExecutable.path() ?? "this program") (scripts/bench-instructions puts them there)")
+            throw WorkloadError("securityd and trousseau-enclave must be beside \(ProcessExecutable.path() ?? "this program") (scripts/bench-instructions puts them there)")
         }
         let home = directory + "/home"
         let client = try ClientProcess(
@@ -47,7 +47,7 @@ struct InstructionsMeasurement {
         let runs = try callgrind.runs()
         func serving(_ program: String) throws -> pid_t {
             guard let pid = runs.first(where: { $0.value.contains("/\(program) ") && $0.value.contains(home) })?.key else {
-                throw WorkloadFailure("no \(program) of \(home) under callgrind (its log: \(directory)/valgrind.*.log)")
+                throw WorkloadError("no \(program) of \(home) under callgrind (its log: \(directory)/valgrind.*.log)")
             }
             return pid
         }
@@ -103,10 +103,10 @@ final class ClientProcess {
     func request(_ fields: String...) throws {
         let line = Array((fields.joined(separator: String(InstructionsClient.separator)) + "\n").utf8)
         guard line.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == line.count else {
-            throw WorkloadFailure("the client under callgrind is gone")
+            throw WorkloadError("the client under callgrind is gone")
         }
         let answer = try readLine()
-        guard answer == "ok" else { throw WorkloadFailure("the client answered \(fields[0]): \(answer)") }
+        guard answer == "ok" else { throw WorkloadError("the client answered \(fields[0]): \(answer)") }
     }
 
     private func readLine() throws -> String {
@@ -119,7 +119,7 @@ final class ClientProcess {
             }
             let n = read(fd, &chunk, chunk.count)
             if n < 0, errno == EINTR { continue }
-            guard n > 0 else { throw WorkloadFailure("the client under callgrind ended (its log is in the measurement's directory)") }
+            guard n > 0 else { throw WorkloadError("the client under callgrind ended (its log is in the measurement's directory)") }
             buffered += chunk[..<n]
         }
     }
