@@ -86,6 +86,9 @@ struct BenchReport: Codable, Sendable {
         var storeP99Micros: Double?
         var secretToolP50Millis: Double
         var secretToolMaxMillis: Double
+        /// The provider's resident memory (VmRSS) after the row's lookups, in KiB: for
+        /// Trousseau securityd's, the enclave's not included.
+        var providerResidentKiB: Int?
         /// A scratch collection's life, as client test suites live it: `CreateCollection`,
         /// one `CreateItem` in it, `Delete` — three calls (nil for gnome-keyring, whose
         /// CreateCollection asks the user through its prompter).

@@ -53,12 +53,12 @@ struct SecretServiceBench {
         if plan.peer, let daemon = ["/usr/bin/gnome-keyring-daemon", "/bin/gnome-keyring-daemon"].first(where: FileManager.default.isExecutableFile(atPath:)) {
             let peer = try startGnomeKeyring(daemon, bus: bus)
             defer { ChildProcess.stop(peer) }
-            try measure(Self.gnomeKeyring, sizes: plan.sizes, bus: bus)
+            try measure(Self.gnomeKeyring, sizes: plan.sizes, bus: bus, process: { peer })
         } else {
             output.line("gnome-keyring: not measured (--no-peer, or not installed)")
         }
         try startTrousseau(bus: bus)
-        try measure(Self.trousseau, sizes: plan.sizes + plan.trousseauSizes, bus: bus)
+        try measure(Self.trousseau, sizes: plan.sizes + plan.trousseauSizes, bus: bus, process: keychain.daemonProcess)
         output.line("")
         output.line(Table.secretService(rows))
     }
@@ -109,7 +109,8 @@ struct SecretServiceBench {
 
     // MARK: - Measurements
 
-    private mutating func measure(_ provider: String, sizes: [Int], bus: PrivateBus) throws {
+    /// `process` names the provider's process, whose resident memory each row reports.
+    private mutating func measure(_ provider: String, sizes: [Int], bus: PrivateBus, process: () -> pid_t?) throws {
         let client = try SecretServiceClient(address: bus.address)
         output.line("")
         output.line("\(provider) (\(client.provider))")
@@ -153,10 +154,12 @@ struct SecretServiceBench {
                 storeP50Micros: store.count > 0 ? store.p50 : nil, storeP99Micros: store.count > 0 ? store.p99 : nil,
                 secretToolP50Millis: tool.p50 / 1_000, secretToolMaxMillis: tool.percentile(100) / 1_000)
             row.scratchCollectionP50Micros = scratch?.p50
+            row.providerResidentKiB = process().flatMap(BenchKeychain.memory(of:))?.resident
             rows.append(row)
             output.line(
                 "  \(Table.grouped(size)) items: lookup \(Table.micros(lookup.p50)) µs p50 (SearchItems \(Table.micros(search.p50)) µs; Ping \(Table.micros(ping.p50)) µs, "
-                    + String(format: "%.2f×", row.ratio) + "), secret-tool lookup " + String(format: "%.2f ms", row.secretToolP50Millis))
+                    + String(format: "%.2f×", row.ratio) + "), secret-tool lookup " + String(format: "%.2f ms", row.secretToolP50Millis)
+                    + (row.providerResidentKiB.map { ", resident \($0 / 1024) MiB" } ?? ""))
         }
     }
 

@@ -37,12 +37,13 @@ enum Table {
     static func secretService(_ rows: [BenchReport.SecretServiceRow]) -> String {
         render(
             ["provider", "items", "lookup p50 µs", "p99 µs", "Ping p50 µs", "lookup / Ping", "CreateItem p50 µs", "secret-tool lookup p50 ms",
-             "scratch collection p50 µs"],
+             "scratch collection p50 µs", "RSS MiB"],
             rows.map {
                 [
                     $0.provider, grouped($0.items), micros($0.lookupP50Micros), micros($0.lookupP99Micros), micros($0.pingP50Micros),
                     String(format: "%.2f×", $0.ratio), $0.storeP50Micros.map(micros) ?? "–", String(format: "%.2f", $0.secretToolP50Millis),
                     $0.scratchCollectionP50Micros.map(micros) ?? "–",
+                    $0.providerResidentKiB.map { String(format: "%.1f", Double($0) / 1024) } ?? "–",
                 ]
             })
     }

@@ -142,6 +142,7 @@ public enum FileKeychainFile {
 extension KeychainStore {
     /// Closes the database (its files are whole afterwards).
     public func close() throws {
+        readers.close()
         _ = try database.writeWithoutTransaction { try $0.checkpoint(.truncate) }
         try database.close()
     }

@@ -1,0 +1,84 @@
+import Dispatch
+import GRDB
+import KeychainModel
+@testable import KeychainStore
+import KeychainTestSupport
+import Testing
+
+/// The store's own readers (outside GRDB's pool): reused, bounded, closed with the store,
+/// and never serving a read from before a committed write.
+@Suite struct ReaderConnectionsTests {
+    let keychain: TemporaryKeychain
+    init() throws { keychain = try TemporaryKeychain() }
+
+    private var databasePath: String { keychain.home + "/" + KeychainStore.databaseFileName }
+
+    @Test func readersAreReusedAndBoundedAndCloseWithTheStore() throws {
+        let readers = ReaderConnections(path: databasePath, busyMode: .immediateError, limit: 2)
+        let first = try #require(try readers.take())
+        let second = try #require(try readers.take())
+        #expect(first.queue !== second.queue)
+        // Both busy: the caller reads through the pool instead of waiting.
+        #expect(try readers.take() == nil)
+        readers.giveBack(first)
+        let again = try #require(try readers.take())
+        #expect(again.queue === first.queue)
+        // A reader reads the keychain, and cannot write to it.
+        #expect(try again.queue.unsafeRead { try Int.fetchOne($0, sql: "SELECT count(*) FROM genp") } == 0)
+        #expect(throws: DatabaseError.self) { try again.queue.inDatabase { try $0.execute(sql: "DELETE FROM genp") } }
+        readers.giveBack(again)
+
+        readers.close()
+        #expect(try readers.take() == nil)
+        // The reader busy at close is closed when it comes back.
+        readers.giveBack(second)
+        #expect(throws: DatabaseError.self) { try second.queue.unsafeRead { try Int.fetchOne($0, sql: "SELECT 1") } }
+    }
+
+    @Test func afterAReleaseEachReaderIsStillServingAndCountedOnce() throws {
+        let readers = ReaderConnections(path: databasePath, busyMode: .immediateError, limit: 1)
+        let reader = try #require(try readers.take())
+        #expect(try reader.queue.unsafeRead { try Int.fetchOne($0.cachedStatement(sql: "SELECT count(*) FROM genp")) } == 0)
+        readers.giveBack(reader)
+        readers.releaseMemory()
+        let released = try #require(try readers.take())
+        #expect(released.queue === reader.queue)
+        #expect(try released.queue.unsafeRead { try Int.fetchOne($0.cachedStatement(sql: "SELECT count(*) FROM genp")) } == 0)
+        // Still one reader: the limit holds across the release.
+        #expect(try readers.take() == nil)
+    }
+
+    /// Each thread updates its own item and reads it back at once, more threads than the
+    /// store has readers: a read that ran on a reader holding an older snapshot would see
+    /// the value before the write.
+    @Test func aReadAfterACommittedWriteSeesItOnEveryReader() throws {
+        let store = keychain.store, caller = keychain.caller
+        let threads = 12, rounds = 20
+        for thread in 0..<threads {
+            _ = try store.add(genericPassword(account: "t\(thread)", service: "readers", ["v_Data": .data(.init(utf8: "0"))]), caller: caller)
+        }
+        let failures = BlockingMutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for round in 1...rounds {
+                let value = "\(round)"
+                do {
+                    try store.update(
+                        genericPassword(account: "t\(thread)", service: "readers"), attributes: ["v_Data": .data(.init(utf8: value))], caller: caller)
+                    let read = try store.copyMatching(genericPassword(account: "t\(thread)", service: "readers", ["r_Data": .bool(true)]), caller: caller)
+                    if read != .data(.init(utf8: value)) { failures.withLock { $0.append("t\(thread) round \(round): \(String(describing: read))") } }
+                } catch {
+                    failures.withLock { $0.append("t\(thread) round \(round): \(error)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+    }
+
+    @Test func aClosedStoreRefusesReads() throws {
+        let store = keychain.store, caller = keychain.caller
+        _ = try store.add(genericPassword(account: "a", service: "closing"), caller: caller)
+        #expect(try store.copyMatching(genericPassword(account: "a", service: "closing", ["r_Attributes": .bool(true)]), caller: caller) != nil)
+        try store.close()
+        #expect(throws: KeychainError.self) { try store.copyMatching(genericPassword(account: "a", service: "closing"), caller: caller) }
+    }
+}
