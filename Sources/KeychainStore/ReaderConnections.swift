@@ -1,3 +1,4 @@
+import Dispatch
 import GRDB
 import KeychainModel
 
@@ -13,9 +14,10 @@ import KeychainModel
 /// they see every committed write as the pool's readers do (WAL, one read transaction
 /// per statement).
 ///
-/// At most `limit` are opened; a read that finds all of them busy goes through the pool,
-/// so reads never wait here. After ``releaseMemory()`` each reader drops its prepared
-/// statements the next time it is taken.
+/// At most `limit` are opened; a read that finds all of them busy waits for one, as it
+/// waited for one of the pool's (reading through the pool instead would open up to as many
+/// again: 2.5 MiB more in securityd at 32 clients). After ``releaseMemory()`` each reader
+/// drops its prepared statements the next time it is taken.
 final class ReaderConnections: Sendable {
     private struct Idle {
         let queue: DatabaseQueue
@@ -25,7 +27,6 @@ final class ReaderConnections: Sendable {
 
     private struct State {
         var idle: [Idle] = []
-        var opened = 0
         var generation = 0
         var closed = false
     }
@@ -38,8 +39,9 @@ final class ReaderConnections: Sendable {
 
     private let path: String
     private let configuration: Configuration
-    private let limit: Int
     private let state = BlockingMutex(State())
+    /// Counts the readers not taken, opened or not.
+    private let available: DispatchSemaphore
 
     init(path: String, busyMode: Database.BusyMode, limit: Int) {
         self.path = path
@@ -48,7 +50,7 @@ final class ReaderConnections: Sendable {
         configuration.label = "keychain reader"
         configuration.busyMode = busyMode
         self.configuration = configuration
-        self.limit = limit
+        self.available = DispatchSemaphore(value: limit)
     }
 
     private enum Taken {
@@ -58,20 +60,22 @@ final class ReaderConnections: Sendable {
         case none
     }
 
-    /// An idle reader, a new one while fewer than `limit` are open, or nil when all are
-    /// busy or the store was closed (then the caller reads through the pool).
+    /// An idle reader, or a new one while fewer than `limit` are open, once one is not taken;
+    /// nil when the store was closed (then the caller reads through the pool, which refuses).
+    /// Every reader taken must be given back.
     func take() throws -> Reader? {
+        available.wait()
         let taken = state.withLock { state -> Taken in
             if state.closed { return .none }
             if let idle = state.idle.popLast() {
                 return .idle(Reader(queue: idle.queue, generation: state.generation), stale: idle.generation != state.generation)
             }
-            guard state.opened < limit else { return .none }
-            state.opened += 1
+            // Fewer than `limit` are taken (the semaphore let this one through) and none is idle.
             return .open(generation: state.generation)
         }
         switch taken {
         case .none:
+            available.signal()
             return nil
         case .idle(let reader, let stale):
             if stale { reader.queue.releaseMemory() }
@@ -80,7 +84,7 @@ final class ReaderConnections: Sendable {
             do {
                 return Reader(queue: try DatabaseQueue(path: path, configuration: configuration), generation: generation)
             } catch {
-                state.withLock { $0.opened -= 1 }
+                available.signal()
                 throw error
             }
         }
@@ -89,14 +93,12 @@ final class ReaderConnections: Sendable {
     /// Gives `reader` back after its read; closes it if the store was closed meanwhile.
     func giveBack(_ reader: Reader) {
         let keep = state.withLock { state -> Bool in
-            if state.closed {
-                state.opened -= 1
-                return false
-            }
+            if state.closed { return false }
             state.idle.append(Idle(queue: reader.queue, generation: reader.generation))
             return true
         }
         if !keep { try? reader.queue.close() }
+        available.signal()
     }
 
     /// Makes every reader drop its prepared statements and SQLite's caches before its next read.
@@ -104,12 +106,12 @@ final class ReaderConnections: Sendable {
         state.withLock { $0.generation &+= 1 }
     }
 
-    /// Closes the idle readers, and each busy one when it is given back; reads go through
-    /// the pool from now on (which the store closes after this).
+    /// Closes the idle readers, and each busy one when it is given back; reads go to the
+    /// pool from now on (which the store closes after this, so they fail).
     func close() {
         let idle = state.withLock { state -> [Idle] in
             state.closed = true
-            defer { state.opened -= state.idle.count; state.idle = [] }
+            defer { state.idle = [] }
             return state.idle
         }
         for reader in idle { try? reader.queue.close() }

@@ -18,9 +18,20 @@ import Testing
         let first = try #require(try readers.take())
         let second = try #require(try readers.take())
         #expect(first.queue !== second.queue)
-        // Both busy: the caller reads through the pool instead of waiting.
-        #expect(try readers.take() == nil)
+        // Both taken: a third read waits until one is given back, and gets that one.
+        let third = BlockingMutex<DatabaseQueue?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            if let reader = try? readers.take() {
+                third.withLock { $0 = reader.queue }
+                readers.giveBack(reader)
+            }
+            done.signal()
+        }
+        #expect(done.wait(timeout: .now() + .milliseconds(200)) == .timedOut)
         readers.giveBack(first)
+        #expect(done.wait(timeout: .now() + .seconds(10)) == .success)
+        #expect(third.withLock { $0 } === first.queue)
         let again = try #require(try readers.take())
         #expect(again.queue === first.queue)
         // A reader reads the keychain, and cannot write to it.
@@ -30,7 +41,7 @@ import Testing
 
         readers.close()
         #expect(try readers.take() == nil)
-        // The reader busy at close is closed when it comes back.
+        // The reader taken at close is closed when it comes back.
         readers.giveBack(second)
         #expect(throws: DatabaseError.self) { try second.queue.unsafeRead { try Int.fetchOne($0, sql: "SELECT 1") } }
     }
@@ -44,8 +55,7 @@ import Testing
         let released = try #require(try readers.take())
         #expect(released.queue === reader.queue)
         #expect(try released.queue.unsafeRead { try Int.fetchOne($0.cachedStatement(sql: "SELECT count(*) FROM genp")) } == 0)
-        // Still one reader: the limit holds across the release.
-        #expect(try readers.take() == nil)
+        readers.giveBack(released)
     }
 
     /// Each thread updates its own item and reads it back at once, more threads than the
