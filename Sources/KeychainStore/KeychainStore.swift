@@ -145,7 +145,8 @@ public final class KeychainStore: Sendable {
     /// Runs a read of one SELECT statement without an explicit transaction: the statement
     /// is its own transaction in SQLite, and GRDB's BEGIN and COMMIT around it cost about
     /// 15 µs of a 172 µs lookup (the benchmark, before metadata keys were cached). It runs
-    /// on one of the store's own readers, through the pool only when all are busy.
+    /// on one of the store's own readers (``ReaderConnections``), waiting for one when all
+    /// are taken; after ``close()`` it reaches the closed pool and fails.
     func readStatement<T>(_ body: (Database) throws -> T) throws -> T {
         defer { releaseStatementsWhenTooMany() }
         return try Self.retryingWhenBusy {
