@@ -67,7 +67,8 @@ let package = Package(
         .target(name: "COpenSSL", linkerSettings: [.linkedLibrary("crypto")]),
         // Debian's libsystemd (sd-bus): the Secret Service's bus and logind's PrepareForSleep.
         .target(name: "CSystemd", linkerSettings: [.linkedLibrary("systemd")]),
-        // Debian's libsodium: ristretto255 for CPace, joining a device to the sync circle.
+        // Debian's libsodium: ristretto255 for CPace (joining a device to the sync circle), and
+        // the keychain's AES-256-GCM and HMAC-SHA256 (KeychainCrypto: a fraction of swift-crypto's cost per call).
         .target(name: "CSodium", linkerSettings: [.linkedLibrary("sodium")]),
         // Debian's tpm2-tss (libtss2-esys and its TCTI loader): the enclave's TPM 2.0 backend.
         .target(
@@ -100,7 +101,7 @@ let package = Package(
         .target(
             name: "KeychainCrypto",
             dependencies: [
-                "KeychainModel",
+                "CSodium", "KeychainModel",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]

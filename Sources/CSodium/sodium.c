@@ -1,4 +1,5 @@
-// libsodium's initialisation, called before any ristretto255 operation (CPace).
+// libsodium's initialisation, called before any ristretto255 operation (CPace) and before
+// the keychain's first AES-256-GCM call (it detects AES-NI and PCLMUL).
 #include "CSodium.h"
 
 int trousseau_sodium_ready(void) {

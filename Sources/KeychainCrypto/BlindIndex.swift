@@ -1,3 +1,4 @@
+import CSodium
 import Crypto
 public import FoundationEssentials
 public import KeychainModel
@@ -8,18 +9,24 @@ public import KeychainModel
 /// Tokens reveal which rows share a value, never the value. Secondary tokens are
 /// truncated to 64 bits; the store confirms every candidate after decrypting it.
 public struct BlindIndex: Sendable {
-    /// HMAC with the key already absorbed: each token then costs its message's blocks only,
-    /// not the two key blocks again.
-    private let keyed: HMAC<SHA256>
+    /// libsodium's HMAC state with the key already absorbed (its inner and outer SHA-256
+    /// states): each token copies it and then costs its message's blocks only, with no
+    /// allocation. swift-crypto's HMAC cost three times as much per token (it copied and
+    /// finalised generic hash state through several layers).
+    private let keyed: KeyedState
 
     public init(key: IndexKey) {
-        self.keyed = HMAC(key: key.key)
+        self.keyed = KeyedState(key: key.key)
     }
 
-    private func authenticationCode(_ message: ByteWriter) -> HashedAuthenticationCode<SHA256> {
-        var mac = keyed
-        mac.update(data: message.bytes)
-        return mac.finalize()
+    /// HMAC-SHA256 of `message` under the index key.
+    func authenticationCode(_ message: [UInt8]) -> SIMD32<UInt8> {
+        var state = keyed.state.pointee
+        var code = SIMD32<UInt8>()
+        message.withUnsafeBufferPointer { crypto_auth_hmacsha256_update(&state, $0.baseAddress, UInt64($0.count)) }
+        // final zeroes the copied state (libsodium's SHA-256 final wipes its context).
+        withUnsafeMutableBytes(of: &code) { crypto_auth_hmacsha256_final(&state, $0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
+        return code
     }
 
     /// The token of one attribute value, as a 64-bit column value.
@@ -28,9 +35,8 @@ public struct BlindIndex: Sendable {
         message.appendLengthPrefixed(itemClass.rawValue)
         message.appendLengthPrefixed(attribute)
         value.encode(to: &message)
-        return authenticationCode(message).withUnsafeBytes { bytes in
-            Int64(bitPattern: bytes.prefix(8).reduce(UInt64(0)) { ($0 << 8) | UInt64($1) })
-        }
+        let code = authenticationCode(message.bytes)
+        return Int64(bitPattern: (0..<8).reduce(UInt64(0)) { ($0 << 8) | UInt64(code[$1]) })
     }
 
     /// The full 256-bit token of a primary key: `values` in the schema's primary-key
@@ -42,6 +48,24 @@ public struct BlindIndex: Sendable {
             message.appendLengthPrefixed(name)
             value.encode(to: &message)
         }
-        return Data(authenticationCode(message))
+        let code = authenticationCode(message.bytes)
+        return withUnsafeBytes(of: code) { Data($0) }
+    }
+}
+
+/// The keyed HMAC state, zeroed when the last index holding it is dropped.
+private final class KeyedState: Sendable {
+    nonisolated(unsafe) let state: UnsafeMutablePointer<crypto_auth_hmacsha256_state>
+
+    init(key: SymmetricKey) {
+        state = .allocate(capacity: 1)
+        key.withUnsafeBytes { key in
+            _ = crypto_auth_hmacsha256_init(state, key.baseAddress!.assumingMemoryBound(to: UInt8.self), key.count)
+        }
+    }
+
+    deinit {
+        sodium_memzero(state, MemoryLayout<crypto_auth_hmacsha256_state>.size)
+        state.deallocate()
     }
 }

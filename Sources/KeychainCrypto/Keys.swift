@@ -153,16 +153,14 @@ public struct WrappingKey: Sendable {
 enum KeyWrapping {
     /// Seals `wrapped` straight from its own storage.
     static func seal(_ wrapped: SymmetricKey, with key: SymmetricKey, associatedData: Data) throws -> Data {
-        let sealed = try wrapped.withUnsafeBytes { bytes in
-            try AES.GCM.seal(bytes, using: key, authenticating: associatedData)
+        try wrapped.withUnsafeBytes { bytes in
+            try AESGCM.seal(bytes, using: key, authenticating: associatedData)
         }
-        guard let combined = sealed.combined else { throw KeychainError.internalComponent }
-        return combined
     }
 
     static func open(_ wrapped: Data, with key: SymmetricKey, associatedData: Data, what: String) throws -> SymmetricKey {
         do {
-            var bytes = try AES.GCM.open(AES.GCM.SealedBox(combined: wrapped), using: key, authenticating: associatedData)
+            var bytes = try AESGCM.open(wrapped, using: key, authenticating: associatedData)
             defer { bytes.withUnsafeMutableBytes { SecretBytes.zero($0) } }
             guard bytes.count == 32 else { throw KeychainError.decode("wrapped \(what) has the wrong size") }
             return SymmetricKey(data: bytes)

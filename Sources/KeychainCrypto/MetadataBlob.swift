@@ -14,8 +14,7 @@ public enum MetadataBlob {
 
     /// Seals `attributes` with `associatedData` (a row's, or a backup record's).
     public static func seal(_ attributes: [String: KeychainValue], key: MetadataKey, associatedData: Data) throws -> Data {
-        let sealed = try AES.GCM.seal(AttributeCodec.encode(attributes), using: key.key, authenticating: associatedData)
-        guard let combined = sealed.combined else { throw KeychainError.internalComponent }
+        let combined = try AESGCM.seal(AttributeCodec.encode(attributes), using: key.key, authenticating: associatedData)
         return Data([version]) + combined
     }
 
@@ -31,8 +30,7 @@ public enum MetadataBlob {
         guard blob.first == version else { throw KeychainError.decode("unknown metadata blob version") }
         let plaintext: Data
         do {
-            plaintext = try AES.GCM.open(
-                AES.GCM.SealedBox(combined: blob.dropFirst()), using: key.key, authenticating: associatedData)
+            plaintext = try AESGCM.open(blob.dropFirst(), using: key.key, authenticating: associatedData)
         } catch {
             throw KeychainError.decode("the item's attributes failed authentication")
         }

@@ -33,8 +33,7 @@ public enum SecretBlob {
         var plaintext = Data([secret == nil ? 0 : 1])
         secret?.withUnsafeBytes { plaintext.append(contentsOf: $0) }
         defer { plaintext.withUnsafeMutableBytes { SecretBytes.zero($0) } }
-        let sealed = try AES.GCM.seal(plaintext, using: itemKey.key, authenticating: associatedData)
-        guard let combined = sealed.combined else { throw KeychainError.internalComponent }
+        let combined = try AESGCM.seal(plaintext, using: itemKey.key, authenticating: associatedData)
         let (wrapped, bound) = try wrapKey(itemKey, associatedData, access)
         guard wrapped.count <= Int(UInt16.max) else { throw KeychainError.internalComponent }
         var out = Data([bound == nil ? version : accessControlledVersion])
@@ -81,9 +80,7 @@ public enum SecretBlob {
         let itemKey = try unwrapKey(wrapped, associatedData, access)
         var plaintext: Data
         do {
-            plaintext = try AES.GCM.open(
-                AES.GCM.SealedBox(combined: Data(reader.rest())), using: itemKey.key,
-                authenticating: associatedData)
+            plaintext = try AESGCM.open(reader.rest(), using: itemKey.key, authenticating: associatedData)
         } catch {
             throw KeychainError.decode("the item's secret failed authentication")
         }

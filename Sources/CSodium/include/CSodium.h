@@ -2,8 +2,13 @@
 #define TROUSSEAU_CSODIUM_H
 
 // libsodium (Debian's libsodium23), the one shim for it: the ristretto255 group that CPace
-// runs in (joining a device to the sync circle). Nothing else of libsodium is used.
+// runs in (joining a device to the sync circle), and the keychain's AES-256-GCM and
+// HMAC-SHA256 (KeychainCrypto), whose per-call cost is a fraction of swift-crypto's for
+// blobs and tokens this small.
 #include <sodium/core.h>
+#include <sodium/crypto_aead_aes256gcm.h>
+#include <sodium/crypto_auth_hmacsha256.h>
+#include <sodium/randombytes.h>
 #include <sodium/crypto_core_ristretto255.h>
 #include <sodium/crypto_scalarmult_ristretto255.h>
 #include <sodium/utils.h>
