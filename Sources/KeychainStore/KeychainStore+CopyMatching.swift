@@ -42,7 +42,9 @@ extension KeychainStore {
         guard parsed.itemClass != .identity else { throw KeychainError.param("identities are a join; explain certificates and keys") }
         let (sql, arguments) = selectStatement(try SearchCriteria(parsed, caller: caller))
         return try read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments.map(Optional.some))).map {
+                $0["detail"] as String
+            }
         }
     }
 }

@@ -38,15 +38,14 @@ struct SealedRow {
 
 extension KeychainStore {
     /// The SELECT of candidate rows: plaintext columns and token equality only.
-    func selectStatement(_ criteria: SearchCriteria) -> (String, StatementArguments) {
+    func selectStatement(_ criteria: SearchCriteria) -> (String, [any DatabaseValueConvertible]) {
         let table = ItemTable.of(criteria.itemClass)
         let tokenAttributes = criteria.attributes.keys.filter(table.hasTokenColumn).sorted()
         let shape = SelectShape(criteria, tokenAttributes: tokenAttributes)
         // The SQL depends on the shape alone: built once per shape, not per request.
         let sql = statements.selectSQL(for: shape)
-        // Existentials, not DatabaseValues: GRDB's initializer for a sequence of concrete values
-        // maps them with a key path that the runtime instantiates again on every call.
-        var arguments: [(any DatabaseValueConvertible)?] = []
+        // Bound by the store itself (`Statement.forEachRow`), each through GRDB's binding for its type.
+        var arguments: [any DatabaseValueConvertible] = []
         arguments.reserveCapacity(criteria.groups.count + (criteria.excludedGroups?.count ?? 0) + tokenAttributes.count + 3)
         for group in criteria.excludedGroups ?? criteria.groups { arguments.append(group) }
         arguments.append(criteria.tombstone ? 1 : 0)
@@ -56,7 +55,7 @@ extension KeychainStore {
             // A value's presence under the name was established by the filter above.
             arguments.append(blindIndex.token(criteria.itemClass, attribute: name, value: criteria.attributes[name]!))
         }
-        return (sql, StatementArguments(arguments))
+        return (sql, arguments)
     }
 
     /// Candidate rows by plaintext columns and tokens (an indexed lookup when the query names
@@ -70,25 +69,27 @@ extension KeychainStore {
     ) throws -> SearchOutcome {
         let (sql, arguments) = selectStatement(criteria)
         var outcome = SearchOutcome()
-        let rows = try Row.fetchCursor(statements.cachedSelect(sql, in: db), arguments: arguments)
-        while let row = try rows.next() {
+        let statement = try statements.cachedSelect(sql, in: db)
+        assert(Array(statement.columnNames.prefix(9)) == StoredRow.columnNames, "not a SELECT of StoredRow.columns")
+        try statement.forEachRow(binding: arguments) { row in
             do {
                 let stored = try StoredRow(row, itemClass: criteria.itemClass)
                 var item = try openMetadata(stored, keys: keys)
-                guard criteria.accepts(item) else { continue }
+                guard criteria.accepts(item) else { return true }
                 if withData {
                     do {
                         (item.data, item.accessControl) = try openSecret(stored, authentication: authentication)
                     } catch let error as KeychainError where error == .authNeeded && authentication.interaction == .skip {
-                        continue
+                        return true
                     }
                 }
                 outcome.matches.append(Match(row: stored, item: item))
-                if let limit, outcome.matches.count >= limit { break }
+                if let limit, outcome.matches.count >= limit { return false }
             } catch let error as KeychainError where error == .decode {
                 // One damaged row must not hide the others.
                 outcome.skippedUnreadable = true
             }
+            return true
         }
         return outcome
     }

@@ -12,18 +12,32 @@ struct StoredRow {
     let metadata: Data
     let secret: Data
 
-    /// Reads a row selected as `SELECT \(columns) …`; a plaintext column that is not of our
-    /// format reads as errSecDecode. Columns are read by position: GRDB's lookup by name
-    /// (case-insensitive, per column) cost about 2,900 instructions of a find.
+    /// The columns' names, in order (debug builds check each SELECT against them).
+    static let columnNames = columns.split(separator: ", ").map(String.init)
+
+    /// Reads a row selected as `SELECT \(columns) …` through GRDB (backups).
     init(_ row: Row, itemClass: ItemClass) throws {
-        assert(Array(row.columnNames.prefix(9)) == Self.columns.split(separator: ", ").map(String.init), "not a SELECT of StoredRow.columns")
-        guard let rowID = row[0] as Int64?,
-            let uuidBytes = row[1] as Data?, uuidBytes.count == 16,
-            let group = row[2] as String?,
-            let pdmn = row[3] as String?, let protection = ProtectionClass(rawValue: pdmn),
-            let sync = row[4] as Int64?, let tomb = row[5] as Int64?,
-            let pk = row[6] as Data?,
-            let metadata = row[7] as Data?, let secret = row[8] as Data?
+        assert(Array(row.columnNames.prefix(9)) == Self.columnNames, "not a SELECT of StoredRow.columns")
+        try self.init(
+            itemClass: itemClass, rowID: row[0], uuid: row[1], group: row[2], pdmn: row[3], sync: row[4], tomb: row[5],
+            pk: row[6], metadata: row[7], secret: row[8])
+    }
+
+    /// Reads a row selected as `SELECT \(columns) …` and stepped by the store (every find):
+    /// a column of another storage class than ours, or NULL, reads as errSecDecode.
+    init(_ row: StatementRow, itemClass: ItemClass) throws {
+        try self.init(
+            itemClass: itemClass, rowID: row.int64(0), uuid: row.blob(1), group: row.text(2), pdmn: row.text(3),
+            sync: row.int64(4), tomb: row.int64(5), pk: row.blob(6), metadata: row.blob(7), secret: row.blob(8))
+    }
+
+    private init(
+        itemClass: ItemClass, rowID: Int64?, uuid: Data?, group: String?, pdmn: String?, sync: Int64?, tomb: Int64?,
+        pk: Data?, metadata: Data?, secret: Data?
+    ) throws {
+        guard let rowID, let uuidBytes = uuid, uuidBytes.count == 16, let group,
+            let pdmn, let protection = ProtectionClass(rawValue: pdmn),
+            let sync, let tomb, let pk, let metadata, let secret
         else {
             throw KeychainError.decode("a stored row is malformed")
         }

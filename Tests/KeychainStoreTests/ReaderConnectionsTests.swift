@@ -121,6 +121,23 @@ import Testing
         #expect(store.readers.openCount > 1)
     }
 
+    /// A find that stops at its limit before the last candidate leaves no statement active
+    /// on its reader: an unfinished statement would hold a read snapshot, and with it the
+    /// WAL, which a truncating checkpoint could then not reset.
+    @Test func aFindStoppedAtItsLimitLeavesNoReadOpen() throws {
+        let store = keychain.store, caller = keychain.caller
+        for account in ["a", "b", "c"] {
+            _ = try store.add(genericPassword(account: account, service: "limit"), caller: caller)
+        }
+        // m_LimitOne (the default): the first of three candidates, then stop.
+        #expect(try store.copyMatching(genericPassword(service: "limit", ["r_Attributes": .bool(true)]), caller: caller) != nil)
+        let raw = try DatabaseQueue(path: databasePath)
+        let checkpoint = try raw.writeWithoutTransaction { db in
+            try #require(try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)"))
+        }
+        #expect(checkpoint[0] as Int == 0, "no reader holds the WAL (busy: \(checkpoint))")
+    }
+
     @Test func aClosedStoreRefusesReads() throws {
         let store = keychain.store, caller = keychain.caller
         _ = try store.add(genericPassword(account: "a", service: "closing"), caller: caller)

@@ -102,6 +102,26 @@ import Testing
         #expect(dataStatus("e") == OSStatusCode.success)
     }
 
+    /// Columns holding another storage class than the store writes (text or an integer where
+    /// it writes a blob) read as errSecDecode for those rows only, and the rest are served.
+    /// (Finds read the columns themselves since issue 36; GRDB converted such values as
+    /// SQLite does, and the blobs then failed authentication: the same outcome, held here.)
+    @Test func columnsOfAnotherStorageClassReadAsDecode() throws {
+        let (a, b, c, d) = (try rowID("a"), try rowID("b"), try rowID("c"), try rowID("d"))
+        try raw.write { db in
+            try db.execute(sql: "UPDATE genp SET pk = hex(pk) WHERE rowid = ?", arguments: [a])
+            try db.execute(sql: "UPDATE genp SET uuid = hex(uuid) WHERE rowid = ?", arguments: [b])
+            try db.execute(sql: "UPDATE genp SET secret = 'plain text' WHERE rowid = ?", arguments: [c])
+            try db.execute(sql: "UPDATE genp SET meta = 42 WHERE rowid = ?", arguments: [d])
+        }
+        for account in ["a", "b", "c", "d"] {
+            #expect(dataStatus(account) == OSStatusCode.decode, "\(account)")
+        }
+        #expect(dataStatus("e") == OSStatusCode.success)
+        let all = try store.copyMatching(genericPassword(service: "s", ["r_Data": .bool(true), "m_Limit": .string("m_LimitAll")]), caller: caller)
+        #expect(all == .array([.utf8("secret of e")]))
+    }
+
     @Test func damagedItemsDoNotStopWritesToOthers() throws {
         let a = try rowID("a")
         try raw.write { db in
