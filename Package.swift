@@ -98,10 +98,20 @@ let package = Package(
         // it needs a C shim, and nothing a client links may (swift-certificates imports
         // `Security` when it can, and a C module in its closure would break that build).
         .target(name: "KeychainHardening", dependencies: ["CSystemShims", "KeychainModel", "KeychainSystem"]),
+        // The backup archive's format and the scrypt KDF: what `security backup inspect`
+        // reads without linking the blobs' cipher (KeychainCrypto re-exports it).
+        .target(
+            name: "KeychainBackupFormat",
+            dependencies: [
+                "KeychainModel",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .target(
             name: "KeychainCrypto",
             dependencies: [
-                "CSodium", "KeychainModel",
+                "CSodium", "KeychainBackupFormat", "KeychainModel",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
@@ -170,7 +180,6 @@ let package = Package(
             name: "CodeSigning",
             dependencies: [
                 "KeychainModel", "KeychainSystem",
-                "KeychainCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -245,7 +254,7 @@ let package = Package(
             // that no two modules or folders differ only in case from `Security`.
             name: "SecurityTool",
             dependencies: [
-                "CodeSigning", "KeychainCertificates", "KeychainImport", "KeychainKeys", "KeychainSystem",
+                "CodeSigning", "KeychainBackupFormat", "KeychainCertificates", "KeychainImport", "KeychainKeys", "KeychainSystem",
                 "KeychainModel",
                 "KeychainClient",
                 "KeychainProtocol",

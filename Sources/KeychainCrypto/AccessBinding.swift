@@ -1,6 +1,7 @@
 import Crypto
 public import FoundationEssentials
 public import KeychainModel
+import KeychainBackupFormat
 
 /// How an item's access control is bound into the wrapping of its item key, so that the
 /// enclave — not the daemon — decides whether the secret is released.

@@ -1,5 +1,6 @@
 public import FoundationEssentials
 public import KeychainModel
+public import KeychainBackupFormat
 
 /// What a file keychain keeps beside its items so that its password, and nothing else,
 /// opens it on any machine: its identity, the password's scrypt parameters and the

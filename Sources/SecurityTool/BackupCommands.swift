@@ -1,5 +1,5 @@
 import FoundationEssentials
-import KeychainCrypto
+import KeychainBackupFormat
 import KeychainModel
 import KeychainProtocol
 

@@ -53,7 +53,10 @@ extension KeychainValue: WireLeaf {
     }
 }
 
+// Inlinable, so that a message reading or writing an optional field specialises it for the
+// field's type instead of instantiating `Optional`'s metadata on every call.
 extension Optional: WireCodable where Wrapped: WireCodable {
+    @inlinable
     public init(from reader: inout ByteReader) throws {
         switch try reader.byte() {
         case 0: self = nil
@@ -62,6 +65,7 @@ extension Optional: WireCodable where Wrapped: WireCodable {
         }
     }
 
+    @inlinable
     public func encode(to writer: inout ByteWriter) {
         writer.appendOptional(self) { $0.encode(to: &$1) }
     }

@@ -35,7 +35,7 @@ public struct BackupArchive: Sendable {
         public var tombstone: Bool
         /// The attributes, sealed under the backup class's metadata key.
         public var metadata: Data
-        /// The secret in ``SecretBlob``'s format, its item key wrapped by the backup class key.
+        /// The secret in KeychainCrypto's `SecretBlob` format, its item key wrapped by the backup class key.
         public var secret: Data
 
         public init(
@@ -50,18 +50,6 @@ public struct BackupArchive: Sendable {
             self.tombstone = tombstone
             self.metadata = metadata
             self.secret = secret
-        }
-
-        /// The associated data of the record's blob `part`: the archive and the record's
-        /// identity, so a blob cannot move between records, parts or archives.
-        public func associatedData(for part: RowIdentity.Part, archive: UUID) -> Data {
-            var out = Data("trousseau backup record".utf8)
-            withUnsafeBytes(of: archive.uuid) { out.append(contentsOf: $0) }
-            let identity = RowIdentity(
-                itemClass: itemClass, uuid: uuid, accessGroup: accessGroup, protection: protection,
-                synchronizable: synchronizable, tombstone: tombstone, primaryKeyToken: Data())
-            out.append(identity.associatedData(for: part))
-            return out
         }
     }
 
@@ -231,16 +219,11 @@ public struct BackupArchive: Sendable {
 /// one key that wraps the backup's class keys and one that authenticates the archive.
 /// Zeroed when dropped.
 public struct BackupPasswordKeys: Sendable {
-    let stretched: SymmetricKey
+    package let stretched: SymmetricKey
 
     /// Derives the keys; as slow as `kdf` makes it, on purpose.
     public init(password: SecretBytes, kdf: PasscodeKDF) throws {
         stretched = try kdf.derive(password).withUnsafeBytes { SymmetricKey(data: $0) }
-    }
-
-    /// The key that wraps the backup's migratable class keys.
-    public var wrappingKey: WrappingKey {
-        WrappingKey(key: HKDF<SHA256>.deriveKey(inputKeyMaterial: stretched, info: Data("trousseau backup wrapping key".utf8), outputByteCount: 32))
     }
 
     /// Material to entangle with the device key for the ThisDeviceOnly classes.
