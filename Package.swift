@@ -480,7 +480,7 @@ let package = Package(
         .testTarget(name: "KeychainModelTests", dependencies: ["KeychainModel", "KeychainProtocol", "KeychainSystem"], swiftSettings: testHooks),
         .testTarget(
             name: "KeychainCryptoTests",
-            dependencies: ["KeychainCrypto", "KeychainModel", "KeychainTestSupport"],
+            dependencies: ["KeychainCrypto", "KeychainModel", "KeychainTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             exclude: ["Vectors/make_vectors.py"],
             swiftSettings: testHooks
         ),

@@ -31,7 +31,7 @@ enum AESGCM {
         _ plaintext: UnsafeRawBufferPointer, using key: SymmetricKey, authenticating associatedData: Data,
         implementation: Implementation = preferred
     ) throws -> Data {
-        guard implementation == .sodium, key.bitCount == 256 else {
+        guard implementation == .sodium, sodiumAvailable, key.bitCount == 256 else {
             guard let combined = try AES.GCM.seal(plaintext, using: key, authenticating: associatedData).combined else {
                 throw KeychainError.internalComponent
             }
@@ -74,7 +74,7 @@ enum AESGCM {
         _ sealed: UnsafeRawBufferPointer, using key: SymmetricKey, authenticating associatedData: Data,
         implementation: Implementation = preferred
     ) throws -> Data {
-        guard implementation == .sodium, key.bitCount == 256 else {
+        guard implementation == .sodium, sodiumAvailable, key.bitCount == 256 else {
             let box = try AES.GCM.SealedBox(combined: Data(sealed))
             return try AES.GCM.open(box, using: key, authenticating: associatedData)
         }

@@ -40,10 +40,7 @@ public enum AccessBinding {
     /// Seals an already wrapped item key under a key derived from the application password.
     public static func seal(_ wrapped: Data, password: SecretBytes, salt: Data, associatedData: Data) throws -> Data {
         let key = try passwordKey(password, salt: salt)
-        guard let combined = try AES.GCM.seal(wrapped, using: key, authenticating: associatedData).combined else {
-            throw KeychainError.internalComponent
-        }
-        return combined
+        return try AESGCM.seal(wrapped, using: key, authenticating: associatedData)
     }
 
     /// Opens what ``seal(_:password:salt:associatedData:)`` made.
@@ -52,7 +49,7 @@ public enum AccessBinding {
     public static func open(_ sealed: Data, password: SecretBytes, salt: Data, associatedData: Data) throws -> Data {
         let key = try passwordKey(password, salt: salt)
         do {
-            return try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: key, authenticating: associatedData)
+            return try AESGCM.open(sealed, using: key, authenticating: associatedData)
         } catch {
             throw KeychainError(status: OSStatusCode.authFailed, message: "the application password is not correct")
         }

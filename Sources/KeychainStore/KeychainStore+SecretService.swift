@@ -185,9 +185,14 @@ extension KeychainStore {
     /// token of `id`): the indexes answer, nothing is decrypted.
     private func candidates(in groups: [String], matching attributes: [String: String], id: String?, db: Database) throws -> [StoredRow] {
         let (sql, arguments) = try candidateStatement(in: groups, matching: attributes, id: id, db: db)
-        return try Row.fetchAll(statements.statement(sql, in: db), arguments: arguments).map {
-            try StoredRow($0, itemClass: .genericPassword)
+        var rows: [StoredRow] = []
+        try statements.statement(sql, in: db).forEachRow(binding: arguments) { row in
+            // A row whose plaintext columns are not of our format is left out, as a row whose
+            // blobs fail authentication is.
+            if let stored = try? StoredRow(row, itemClass: .genericPassword) { rows.append(stored) }
+            return true
         }
+        return rows
     }
 
     /// SQLite's plan for a Secret Service search, or for item `id` (the tests check that it
@@ -196,7 +201,8 @@ extension KeychainStore {
         let groups = reach.groups
         return try read { db in
             let (sql, arguments) = try candidateStatement(in: groups, matching: attributes, id: id, db: db)
-            return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+            return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments.map(Optional.some)))
+                .map { $0["detail"] as String }
         }
     }
 
@@ -207,7 +213,7 @@ extension KeychainStore {
     /// "service"; the marker, on every lookup of an item by its path) would cost a walk over all.
     private func candidateStatement(
         in groups: [String], matching attributes: [String: String], id: String?, db: Database
-    ) throws -> (String, StatementArguments) {
+    ) throws -> (String, [any DatabaseValueConvertible]) {
         var clauses = ["agrp IN (\(databaseQuestionMarks(count: groups.count)))", "tomb = 0"]
         var arguments: [any DatabaseValueConvertible] = groups
         // Only Secret Service items have attribute rows: the marker is needed only when no
@@ -226,7 +232,7 @@ extension KeychainStore {
             arguments.append(token)
         }
         let sql = "SELECT \(StoredRow.columns) FROM genp WHERE \(clauses.joined(separator: " AND ")) ORDER BY rowid"
-        return (sql, StatementArguments(arguments))
+        return (sql, arguments)
     }
 
     /// `tokens`, the one fewest rows carry first: each counted through the primary key, up to a

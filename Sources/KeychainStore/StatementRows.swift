@@ -10,7 +10,7 @@ extension Statement {
     /// case-insensitive dictionary of the column names on each call, and its arguments
     /// initialiser is generic code that cannot be specialised from here (together about a
     /// tenth of a find's instructions). GRDB's statement hooks are skipped, which a SELECT
-    /// does not need: the store registers no transaction observer and no tracing.
+    /// does not need: the store registers no observer of statement events and no trace.
     ///
     /// The statement is reset when this returns or throws, so no read snapshot outlives it.
     ///

@@ -15,16 +15,22 @@ struct StoredRow {
     /// The columns' names, in order (debug builds check each SELECT against them).
     static let columnNames = columns.split(separator: ", ").map(String.init)
 
-    /// Reads a row selected as `SELECT \(columns) …` through GRDB (backups).
+    /// Reads a row selected as `SELECT \(columns) …` through GRDB (backups, sync): a column of
+    /// another storage class than ours, or NULL, reads as errSecDecode. (GRDB's typed
+    /// subscripts trap on a value they cannot convert in a row fetched whole.)
     init(_ row: Row, itemClass: ItemClass) throws {
         assert(Array(row.columnNames.prefix(9)) == Self.columnNames, "not a SELECT of StoredRow.columns")
+        func value(_ index: Int) -> DatabaseValue.Storage { (row[index] as DatabaseValue).storage }
+        func int64(_ index: Int) -> Int64? { if case .int64(let value) = value(index) { value } else { nil } }
+        func text(_ index: Int) -> String? { if case .string(let value) = value(index) { value } else { nil } }
+        func blob(_ index: Int) -> Data? { if case .blob(let value) = value(index) { value } else { nil } }
         try self.init(
-            itemClass: itemClass, rowID: row[0], uuid: row[1], group: row[2], pdmn: row[3], sync: row[4], tomb: row[5],
-            pk: row[6], metadata: row[7], secret: row[8])
+            itemClass: itemClass, rowID: int64(0), uuid: blob(1), group: text(2), pdmn: text(3), sync: int64(4),
+            tomb: int64(5), pk: blob(6), metadata: blob(7), secret: blob(8))
     }
 
-    /// Reads a row selected as `SELECT \(columns) …` and stepped by the store (every find):
-    /// a column of another storage class than ours, or NULL, reads as errSecDecode.
+    /// Reads a row selected as `SELECT \(columns) …` and stepped by the store (finds and the
+    /// Secret Service's searches), with the same rule.
     init(_ row: StatementRow, itemClass: ItemClass) throws {
         try self.init(
             itemClass: itemClass, rowID: row.int64(0), uuid: row.blob(1), group: row.text(2), pdmn: row.text(3),

@@ -122,6 +122,22 @@ import Testing
         #expect(all == .array([.utf8("secret of e")]))
     }
 
+    /// The same through the Secret Service's search, which read its rows through GRDB's
+    /// fetched rows: their typed subscripts trapped on the integer, taking securityd down.
+    @Test func aSecretServiceSearchLeavesOutARowOfAnotherStorageClass() throws {
+        let group = "test.secret-service"
+        for label in ["kept", "damaged"] {
+            _ = try store.createSecretServiceItem(
+                in: .test([group]), label: label, attributes: ["k": "v"], secret: SecretBytes(Array(label.utf8)),
+                contentType: "text/plain", replace: false)
+        }
+        try raw.write { db in
+            try db.execute(sql: "UPDATE genp SET meta = 42 WHERE rowid = (SELECT max(rowid) FROM genp WHERE agrp = ?)", arguments: [group])
+        }
+        #expect(try store.secretServiceItems(in: .test([group]), matching: ["k": "v"]).map(\.label) == ["kept"])
+        #expect(try store.secretServiceItemIDs(in: .test([group]), matching: [:]).count == 1)
+    }
+
     @Test func damagedItemsDoNotStopWritesToOthers() throws {
         let a = try rowID("a")
         try raw.write { db in
