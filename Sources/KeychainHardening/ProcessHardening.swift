@@ -27,6 +27,11 @@ public enum ProcessHardening {
     /// when the memory-lock limit allows it (unlimited, at least 256 MiB, or root). With a
     /// smaller limit, later allocations would fail, so memory is left unlocked.
     ///
+    /// Pages are locked as they are first touched (`MCL_ONFAULT`, Linux 4.4): a page that
+    /// holds a key was touched to hold it, so none can be swapped out, and the code of the
+    /// libraries the process maps but never runs is not read in and pinned (with
+    /// `MCL_CURRENT` alone the enclave's every mapped page was resident: 34.9 MiB).
+    ///
     /// - Returns: whether memory is locked.
     public static func lockMemory() -> Bool {
         // A sanitizer's shadow memory is terabytes of reserved address space: locking it
@@ -41,7 +46,10 @@ public enum ProcessHardening {
             _ = setrlimit(resource, &limit)
         }
         let enough = geteuid() == 0 || limit.rlim_cur == infinity || limit.rlim_cur >= 256 << 20
-        return enough && mlockall(MCL_CURRENT | MCL_FUTURE) == 0
+        guard enough else { return false }
+        if mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) == 0 { return true }
+        // A kernel older than 4.4 refuses the flag (EINVAL): lock everything now.
+        return errno == EINVAL && mlockall(MCL_CURRENT | MCL_FUTURE) == 0
     }
 
     /// Makes a crash end the process without a report: the Swift runtime's backtracer

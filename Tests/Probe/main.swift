@@ -19,6 +19,7 @@ import Glibc
 //
 //   keychain-probe add-biometric ACCOUNT DATA   an item only a finger (biometryAny) opens
 //   keychain-probe harden                   applies ProcessHardening; prints dumpable and core limit before and after
+//   keychain-probe lock-memory              locks memory as the enclave does; prints what is locked and resident
 //
 // The first line printed is always "status=<OSStatus>".
 
@@ -45,6 +46,35 @@ if operation == "harden" {
         print("status=\((error as? KeychainError)?.status.rawValue ?? -1)")
         exit(1)
     }
+}
+if operation == "lock-memory" {
+    /// A field of /proc/self/status, in KiB.
+    func status(_ field: String) -> Int {
+        let text = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = text.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+    }
+    let locked = ProcessHardening.lockMemory()
+    // This executable's own mappings: their size and how much of them is resident, in KiB.
+    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+    var mapped = 0, resident = 0, inExecutable = false
+    for line in ((try? String(contentsOfFile: "/proc/self/smaps", encoding: .utf8)) ?? "").split(separator: "\n") {
+        let words = line.split(separator: " ", omittingEmptySubsequences: true)
+        if let range = words.first, range.contains("-"), words.count >= 5, !range.hasSuffix(":") {
+            inExecutable = words.count >= 6 && String(words[5]) == executable
+        } else if inExecutable, words.count >= 2, words[0] == "Size:" {
+            mapped += Int(words[1]) ?? 0
+        } else if inExecutable, words.count >= 2, words[0] == "Rss:" {
+            resident += Int(words[1]) ?? 0
+        }
+    }
+    let before = status("VmLck")
+    // 4 MiB touched after locking: locked as it is faulted in.
+    let size = 4 << 20
+    let region = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)!
+    memset(region, 1, size)
+    print("status=0\nlocked=\(locked ? 1 : 0) executable-mapped=\(mapped) executable-resident=\(resident) locked-growth=\(status("VmLck") - before)")
+    exit(0)
 }
 let account = arguments.count > 1 ? arguments[1] : ""
 var query: [String: KeychainValue] = ["class": .string("genp"), "svce": .string("probe")]

@@ -13,6 +13,26 @@ import Testing
         #expect(lines.contains("after dumpable=0 core=0"), "\(lines)")
     }
 
+    /// The enclave's memory lock pins what the process touches, now and later, and not the
+    /// code it maps and never runs: with `MCL_CURRENT` every mapped page was read in and locked.
+    @Test(.enabled(if: geteuid() == 0 && !ProcessHardeningTests.sanitized, "locking needs root (or a memory-lock limit of 256 MiB) and no sanitizer"))
+    func lockingMemoryPinsTouchedPagesOnly() throws {
+        let result = try CommandRunner.run("keychain-probe", ["lock-memory"])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        var fields: [String: Int] = [:]
+        for word in result.stdout.split(whereSeparator: \.isWhitespace) {
+            let pair = word.split(separator: "=")
+            if pair.count == 2, let value = Int(pair[1]) { fields[String(pair[0])] = value }
+        }
+        #expect(fields["locked"] == 1, "\(result.stdout)")
+        let mapped = try #require(fields["executable-mapped"]), resident = try #require(fields["executable-resident"])
+        #expect(mapped > 0 && resident * 2 < mapped, "\(resident) of \(mapped) KiB of the executable resident")
+        #expect((fields["locked-growth"] ?? 0) >= 4096, "\(result.stdout)")
+    }
+
+    /// Sanitized builds (scripts/reliability) never lock memory: their shadow is terabytes.
+    static let sanitized = dlsym(nil, "__asan_init") != nil || dlsym(nil, "__tsan_init") != nil
+
     /// The core-file limit a child inherits from this process.
     static var inheritedCoreLimit: UInt {
         var limit = rlimit()
