@@ -37,9 +37,7 @@ public struct EnclaveServer: Sendable {
 
     private typealias Table = RequestTable<EnclaveWire, EnclaveServer>
 
-    private static let table = Table { type in
-        (type as? any EnclaveHandled.Type).map { handler(for: $0) }
-    }
+    private static let table = Table(serving: handledRequests.map { ($0, handler(for: $0)) })
 
     private static func handler<Request: EnclaveHandled>(for _: Request.Type) -> Table.Handler {
         Table.handler(Request.self) { request, _, server in try request.handle(in: server) }

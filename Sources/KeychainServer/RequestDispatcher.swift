@@ -91,9 +91,7 @@ public struct RequestDispatcher: Sendable {
 
     /// A handler per request of the catalog: the request's ``Authorization`` is checked
     /// before its own handler (``ServedRequest``) runs.
-    private static let table = Table { type in
-        (type as? any ServedRequest.Type).map { handler(for: $0) }
-    }
+    private static let table = Table(serving: servedRequests.map { ($0, handler(for: $0)) })
 
     private static func handler<Request: ServedRequest>(for _: Request.Type) -> Table.Handler {
         Table.handler(Request.self) { request, presence, context in

@@ -80,6 +80,19 @@ import Testing
         #expect(EnclaveServer.unhandledRequests.isEmpty)
     }
 
+    /// A table serves what it lists, by opcode, and reports the rest of the catalog unserved.
+    @Test func aRequestTableServesWhatItListsAndReportsTheRest() throws {
+        typealias Table = RequestTable<EnclaveWire, Void>
+        let table = Table(serving: [(EnclaveCall.Lock.self, Table.handler(EnclaveCall.Lock.self) { _, _, _ in NoResult() })])
+        #expect(table.unserved.count == EnclaveCatalog.catalog.requests.count - 1)
+        #expect(!table.unserved.contains { ObjectIdentifier($0) == ObjectIdentifier(EnclaveCall.Lock.self) })
+        var lock = ByteReader(Data(EnclaveWire.encode(EnclaveCall.Lock()).bytes))
+        var answer = ByteReader(Data(try table.respond(to: &lock, in: ()).bytes))
+        _ = try EnclaveWire.decodeResponse(&answer, to: EnclaveCall.Lock.self)
+        var status = ByteReader(Data(EnclaveWire.encode(EnclaveCall.Status()).bytes))
+        #expect(throws: KeychainError.decode) { try table.respond(to: &status, in: ()) }
+    }
+
     @Test func malformedRequestsAreRefused() {
         let valid = EnclaveWire.encode(EnclaveCall.UnwrapItemKey(.always, wrapped: Data(count: 60), associatedData: Data("x".utf8), access: nil, context: nil)).bytes
         for length in 0..<valid.count {

@@ -21,6 +21,52 @@ import Testing
         }
     }
 
+    /// The schema securityd checks every keychain against is the migrations' own. When this
+    /// fails, a migration was added: the message names the file to copy over
+    /// FrozenSchema+Pinned.swift.
+    @Test func thePinnedSchemaIsWhatTheMigrationsMake() throws {
+        let made = FrozenSchema.made()
+        if made != FrozenSchema.pinned {
+            let path = try TemporaryKeychain.makeTemporaryDirectory() + "/FrozenSchema+Pinned.swift"
+            try Data(Self.pinnedSource(made).utf8).write(to: URL(fileURLWithPath: path))
+            Issue.record("the pinned schema is not what the migrations make: copy \(path) to Sources/KeychainStore/FrozenSchema+Pinned.swift")
+        }
+    }
+
+    /// FrozenSchema+Pinned.swift for `schema`.
+    static func pinnedSource(_ schema: FrozenSchema) -> String {
+        func literal(_ text: String) -> String {
+            var escaped = ""
+            for character in text.unicodeScalars {
+                switch character {
+                case "\\": escaped += "\\\\"
+                case "\"": escaped += "\\\""
+                case "\n": escaped += "\\n"
+                default: escaped.unicodeScalars.append(character)
+                }
+            }
+            return "\"" + escaped + "\""
+        }
+        var lines = [
+            "// Written by FrozenSchemaTests.thePinnedSchemaIsWhatTheMigrationsMake from StoreSchema.migrations:",
+            "// do not edit; add a migration and copy the file that test writes.",
+            "extension FrozenSchema {",
+            "    /// What ``made()`` returns: the schema every keychain of this version has.",
+            "    static let pinned = FrozenSchema(",
+            "        objects: [",
+        ]
+        for object in schema.objects {
+            lines.append("            Object(type: \(literal(object.type)), name: \(literal(object.name)), table: \(literal(object.table)), sql: \(object.sql.map(literal) ?? "nil")),")
+        }
+        lines.append("        ],")
+        lines.append("        columns: [")
+        for table in schema.columns.keys.sorted() {
+            lines.append("            \(literal(table)): [\(schema.columns[table]!.map(literal).joined(separator: ", "))],")
+        }
+        lines += ["        ]", "    )", "}", ""]
+        return lines.joined(separator: "\n")
+    }
+
     @Test func theMigrationsMakeTheTablesTheStoreReads() {
         let columns = FrozenSchema.current.columns
         #expect(columns["genp"]?.prefix(7) == ["rowid", "uuid", "agrp", "pdmn", "sync", "tomb", "pk"])

@@ -22,6 +22,9 @@ public struct MessageCatalog: Sendable {
         requests = entries.map { (opcode: $0.key, type: $0.value) }.sorted { $0.opcode < $1.opcode }
     }
 
+    /// Whether the catalog lists `type`.
+    public func contains(_ type: any WireMessage.Type) -> Bool { opcodes[ObjectIdentifier(type)] != nil }
+
     /// The request an opcode names, if any.
     public func type(of opcode: UInt8) -> (any WireMessage.Type)? { types[opcode] }
 
