@@ -92,7 +92,7 @@ extension KeychainInstructions {
                 }.joined(separator: " | ")
             }
             return ([line(header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "-|-")] + rows.map(line))
-                .joined(separator: "\n") + "\n(instructions per operation, callgrind)"
+                .joined(separator: "\n") + "\n(instructions per operation, callgrind; the start row whole)"
         }
     }
 
