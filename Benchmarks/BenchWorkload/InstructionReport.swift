@@ -40,7 +40,7 @@ public struct InstructionReport: Codable, Equatable, Sendable {
                 let (before, after) = (row[process], now[process])
                 let limit = Double(before) * (1 + Self.allowedGrowth) + Double(process.slack)
                 let change = before == 0 ? "" : String(format: " (%+.1f %%)", (Double(after) / Double(before) - 1) * 100)
-                let line = "\(row.operation), \(process.rawValue): \(after) instructions per operation against \(before)\(change)"
+                let line = "\(row.operation), \(process.rawValue): \(after) instructions against \(before)\(change)"
                 if Double(after) > limit {
                     failures.append(line)
                 } else if after == 0, before > process.slack {

@@ -52,6 +52,8 @@ if let testSensor { configuration.biometricSensor = TestSensor(directory: testSe
 let memoryLocked: Bool
 do {
     try ProcessHardening.apply()
+    // Before any key is read: the lock takes pages as they are touched (MCL_ONFAULT), so a
+    // page that held a key before this call could already have been swapped out.
     memoryLocked = ProcessHardening.lockMemory()
     guard let home else { throw KeychainError.param("trousseau-enclave needs --home DIR") }
     let keybag = try SoftwareKeybag(directory: home, deviceKey: deviceKeyBackend.open(directory: home), configuration: configuration)

@@ -42,6 +42,8 @@ import Testing
                 case "\\": escaped += "\\\\"
                 case "\"": escaped += "\\\""
                 case "\n": escaped += "\\n"
+                case _ where character.value < 0x20 || character.value == 0x7F:
+                    escaped += "\\u{" + String(character.value, radix: 16) + "}"
                 default: escaped.unicodeScalars.append(character)
                 }
             }

@@ -48,32 +48,53 @@ if operation == "harden" {
     }
 }
 if operation == "lock-memory" {
-    /// A field of /proc/self/status, in KiB.
-    func status(_ field: String) -> Int {
-        let text = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        let line = text.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
-        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+    /// Each mapping of /proc/self/smaps: its start address, its path (empty for anonymous
+    /// memory) and its fields in KiB.
+    func mappings() -> [(start: UInt, path: String, fields: [String: Int])] {
+        var result: [(start: UInt, path: String, fields: [String: Int])] = []
+        // Read whole with read(2): /proc files have no size, and a reader that trusts
+        // st_size stops at its first page.
+        var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 65536)
+        let fd = open("/proc/self/smaps", O_RDONLY)
+        while fd >= 0 {
+            let n = read(fd, &chunk, chunk.count)
+            if n <= 0 { break }
+            bytes += chunk[..<n]
+        }
+        close(fd)
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            let words = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard let first = words.first else { continue }
+            if first.hasSuffix(":") {  // a field line: "Rss:  652 kB"
+                if !result.isEmpty, words.count >= 2, let value = Int(words[1]) { result[result.count - 1].fields[String(first.dropLast())] = value }
+            } else if let dash = first.firstIndex(of: "-"), let start = UInt(first[..<dash], radix: 16) {  // a mapping's header
+                result.append((start, words.count > 5 ? words[5...].joined(separator: " ") : "", [:]))
+            }
+        }
+        return result
     }
     let locked = ProcessHardening.lockMemory()
     // This executable's own mappings: their size and how much of them is resident, in KiB.
-    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-    var mapped = 0, resident = 0, inExecutable = false
-    for line in ((try? String(contentsOfFile: "/proc/self/smaps", encoding: .utf8)) ?? "").split(separator: "\n") {
-        let words = line.split(separator: " ", omittingEmptySubsequences: true)
-        if let range = words.first, range.contains("-"), words.count >= 5, !range.hasSuffix(":") {
-            inExecutable = words.count >= 6 && String(words[5]) == executable
-        } else if inExecutable, words.count >= 2, words[0] == "Size:" {
-            mapped += Int(words[1]) ?? 0
-        } else if inExecutable, words.count >= 2, words[0] == "Rss:" {
-            resident += Int(words[1]) ?? 0
-        }
+    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "?"
+    let own = mappings().filter { $0.path == executable }
+    let mapped = own.reduce(0) { $0 + ($1.fields["Size"] ?? 0) }, resident = own.reduce(0) { $0 + ($1.fields["Rss"] ?? 0) }
+    // 4 MiB mapped after locking: nothing of it resident until touched, then all of it locked.
+    // Between two inaccessible pages, so that the kernel cannot merge it with a neighbour.
+    let size = 4 << 20, page = Int(sysconf(Int32(_SC_PAGESIZE)))
+    guard let reserved = mmap(nil, size + 2 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), reserved != MAP_FAILED,
+        mprotect(reserved + page, size, PROT_READ | PROT_WRITE) == 0
+    else {
+        print("status=-1")
+        exit(1)
     }
-    let before = status("VmLck")
-    // 4 MiB touched after locking: locked as it is faulted in.
-    let size = 4 << 20
-    let region = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)!
+    let region = reserved + page
+    func regionFields() -> [String: Int] { mappings().first { $0.start == UInt(bitPattern: region) }?.fields ?? [:] }
+    let untouched = regionFields()
     memset(region, 1, size)
-    print("status=0\nlocked=\(locked ? 1 : 0) executable-mapped=\(mapped) executable-resident=\(resident) locked-growth=\(status("VmLck") - before)")
+    let touched = regionFields()
+    print(
+        "status=0\nlocked=\(locked ? 1 : 0) executable-mapped=\(mapped) executable-resident=\(resident)"
+            + " untouched-resident=\(untouched["Rss"] ?? -1) touched-resident=\(touched["Rss"] ?? -1) touched-locked=\(touched["Locked"] ?? -1)")
     exit(0)
 }
 let account = arguments.count > 1 ? arguments[1] : ""

@@ -27,7 +27,7 @@ import BenchWorkload
 
     @Test func growthBeyondThreePercentFailsNamingTheRowAndProcess() {
         let (failures, _) = Self.baseline.compare(Self.measured(findData: 104_100))
-        #expect(failures == ["find with data, securityd: 104100 instructions per operation against 100000 (+4.1 %)"])
+        #expect(failures == ["find with data, securityd: 104100 instructions against 100000 (+4.1 %)"])
     }
 
     @Test func aProcessThatDoesNothingInARowIsAllowedAMetadataKeyFetch() {
