@@ -466,7 +466,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SecretServiceTests",
-            dependencies: ["SecretService", "KeychainCallers", "KeychainModel", "KeychainStore", "KeychainTestSupport"],
+            dependencies: ["SecretService", "EnclaveProtocol", "KeychainCrypto", "KeychainCallers", "KeychainModel", "KeychainStore", "KeychainTestSupport"],
             swiftSettings: testHooks
         ),
         .testTarget(

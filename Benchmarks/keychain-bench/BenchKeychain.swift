@@ -2,6 +2,7 @@ import BenchWorkload
 import Foundation
 import KeychainClient
 import KeychainModel
+import KeychainSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -92,6 +93,17 @@ final class BenchKeychain: @unchecked Sendable {
         }
         guard let resident = field("VmRSS"), let peak = field("VmHWM") else { return nil }
         return (resident, peak)
+    }
+
+    /// Whether the process runs with the Swift runtime linked in (as `scripts/install`
+    /// builds it) rather than loaded from libswiftCore.so; nil when its maps cannot be read.
+    static func hasStaticRuntime(_ pid: pid_t) -> Bool? {
+        let fd = open("/proc/\(pid)/maps", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        // read(2) to the end: /proc files report no size, and one page holds few mappings.
+        let maps = Spawn.readAll(fd, limit: 1 << 24)
+        return !String(decoding: maps, as: UTF8.self).contains("/libswiftCore.so")
     }
 
     /// Bytes of the database and its WAL.

@@ -54,6 +54,9 @@ struct BenchReport: Codable, Sendable {
         var daemonPeakKiB: Int
         var enclaveResidentKiB: Int
         var databaseBytes: Int
+        /// Whether securityd ran with the Swift runtime linked in, as installed
+        /// (`scripts/bench` builds it so); nil when unknown.
+        var staticRuntime: Bool? = nil
     }
 
     /// A whole-process timing: a program started, run and reaped.
@@ -93,6 +96,12 @@ struct BenchReport: Codable, Sendable {
         /// one `CreateItem` in it, `Delete` — three calls (nil for gnome-keyring, whose
         /// CreateCollection asks the user through its prompter).
         var scratchCollectionP50Micros: Double? = nil
+        /// Whether the items were created in the provider's session collection, which it
+        /// keeps in memory only (`--peer-in-memory`), and with replace false.
+        var inMemory: Bool? = nil
+        /// `Properties.Get` of the default collection's `Locked` (python's keyring asks it
+        /// before every call).
+        var lockedP50Micros: Double? = nil
     }
 
     /// A sync server operation (`--sync`) on one database, against its floor.

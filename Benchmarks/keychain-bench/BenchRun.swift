@@ -83,7 +83,8 @@ struct BenchRun {
         output.line(Table.operations(rows, size: size, lookup: lookup))
         output.line(
             "  securityd resident \(memory.daemonResidentKiB / 1024) MiB (peak \(memory.daemonPeakKiB / 1024) MiB), "
-                + "enclave \(memory.enclaveResidentKiB / 1024) MiB, database \(memory.databaseBytes / 1_048_576) MiB")
+                + "enclave \(memory.enclaveResidentKiB / 1024) MiB, database \(memory.databaseBytes / 1_048_576) MiB"
+                + (memory.staticRuntime.map { $0 ? " (Swift runtime linked in, as installed)" : " (Swift runtime loaded: not as installed; scripts/bench builds as installed)" } ?? ""))
     }
 
     private func measureMemory(items: Int) throws -> BenchReport.Memory {
@@ -93,7 +94,8 @@ struct BenchRun {
         let enclave = keychain.enclaveProcess().flatMap(BenchKeychain.memory(of:))
         return BenchReport.Memory(
             items: items, daemonResidentKiB: daemonMemory.resident, daemonPeakKiB: daemonMemory.peak,
-            enclaveResidentKiB: enclave?.resident ?? 0, databaseBytes: keychain.databaseBytes())
+            enclaveResidentKiB: enclave?.resident ?? 0, databaseBytes: keychain.databaseBytes(),
+            staticRuntime: BenchKeychain.hasStaticRuntime(daemon))
     }
 
     /// The first call with no daemon running (it starts securityd and its enclave), and

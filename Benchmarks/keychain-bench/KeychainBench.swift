@@ -75,6 +75,11 @@ struct KeychainBench: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "With --secret-service: measure gnome-keyring too (when it is installed).")
     var peer = true
 
+    @Flag(
+        name: .long,
+        help: "With --secret-service: gnome-keyring's items go to its session collection (in memory, no file rewritten per item), so it fills to 100,000 in minutes.")
+    var peerInMemory = false
+
     @Option(name: .long, parsing: .upToNextOption, help: "With --secret-service: the sizes both providers are filled to.")
     var secretServiceSizes: [Int] = []
 
@@ -171,6 +176,7 @@ extension KeychainBench {
         let output = Output()
         output.line("keychain-bench --secret-service\(smoke ? " (smoke run: figures mean nothing)" : "")")
         plan.peer = peer
+        plan.peerInMemory = peerInMemory
         var bench = SecretServiceBench(plan: plan, products: products, keychain: keychain, output: output)
         try bench.run()
         output.line("")

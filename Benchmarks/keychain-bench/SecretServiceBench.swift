@@ -25,6 +25,11 @@ struct SecretServiceBench {
         var fillClients = 4
         /// Whether gnome-keyring is measured too.
         var peer = true
+        /// Whether gnome-keyring's items go to its session collection: kept in memory as its
+        /// unlocked login keyring keeps them, but with no keyring file rewritten per item and
+        /// no scan of every item per `CreateItem` (they are created with replace false), so
+        /// it fills to 100,000 items in minutes rather than days.
+        var peerInMemory = false
 
         static let full = Plan(sizes: [1_000, 10_000], trousseauSizes: [100_000], lookups: 2_000, pings: 5_000, processRuns: 50)
         static let smoke = Plan(sizes: [30, 60], trousseauSizes: [100], lookups: 30, pings: 100, processRuns: 3, fillClients: 2)
@@ -53,7 +58,9 @@ struct SecretServiceBench {
         if plan.peer, let daemon = ["/usr/bin/gnome-keyring-daemon", "/bin/gnome-keyring-daemon"].first(where: FileManager.default.isExecutableFile(atPath:)) {
             let peer = try startGnomeKeyring(daemon, bus: bus)
             defer { ChildProcess.stop(peer) }
-            try measure(Self.gnomeKeyring, sizes: plan.sizes, bus: bus, process: { peer })
+            try measure(
+                Self.gnomeKeyring, sizes: plan.sizes, bus: bus, process: { peer },
+                fillInto: plan.peerInMemory ? SecretServiceClient.sessionCollection : SecretServiceClient.defaultCollection)
         } else {
             output.line("gnome-keyring: not measured (--no-peer, or not installed)")
         }
@@ -109,16 +116,20 @@ struct SecretServiceBench {
 
     // MARK: - Measurements
 
-    /// `process` names the provider's process, whose resident memory each row reports.
-    private mutating func measure(_ provider: String, sizes: [Int], bus: PrivateBus, process: () -> pid_t?) throws {
+    /// `process` names the provider's process, whose resident memory each row reports;
+    /// `fillInto` the collection its items are created in.
+    private mutating func measure(
+        _ provider: String, sizes: [Int], bus: PrivateBus, process: () -> pid_t?, fillInto collection: String = SecretServiceClient.defaultCollection
+    ) throws {
         let client = try SecretServiceClient(address: bus.address)
+        let inMemory = collection == SecretServiceClient.sessionCollection
         output.line("")
-        output.line("\(provider) (\(client.provider))")
+        output.line("\(provider) (\(client.provider))" + (inMemory ? ", items in its session collection (in memory)" : ""))
         let busRoundTrip = try Latencies.measure(plan.pings) { _ in try client.pingBus() }
         output.line("  bus daemon round trip (GetId): \(Table.micros(busRoundTrip.p50)) µs p50")
         var count = 0
         for size in sizes.sorted() {
-            let store = try fill(from: count, to: size, address: bus.address)
+            let store = try fill(from: count, to: size, address: bus.address, collection: collection, replace: !inMemory)
             output.line("  filled to \(Table.grouped(size)) items: \(store.count) CreateItem at \(Table.micros(store.p50)) µs p50")
             count = size
             let ping = try Latencies.measure(plan.pings) { _ in try client.ping() }
@@ -133,6 +144,9 @@ struct SecretServiceBench {
                 guard try client.secret(of: items[0]) == Self.secret(index) else { throw BenchError("\(provider): item-\(index) has another secret") }
             }
             let search = Latencies(searches)
+            let lockedQuery = try Latencies.measure(plan.lookups) { _ in
+                guard try !client.isLocked() else { throw BenchError("\(provider): the default collection is locked") }
+            }
             let tool = try Latencies.measure(plan.processRuns) { run in
                 let status = try ChildProcess.run(
                     "/usr/bin/secret-tool", ["lookup"] + Self.attributes(run % size).sorted(by: { $0.key < $1.key }).flatMap { [$0.key, $0.value] },
@@ -154,18 +168,21 @@ struct SecretServiceBench {
                 storeP50Micros: store.count > 0 ? store.p50 : nil, storeP99Micros: store.count > 0 ? store.p99 : nil,
                 secretToolP50Millis: tool.p50 / 1_000, secretToolMaxMillis: tool.percentile(100) / 1_000)
             row.scratchCollectionP50Micros = scratch?.p50
+            row.inMemory = inMemory
+            row.lockedP50Micros = lockedQuery.p50
             row.providerResidentKiB = process().flatMap(BenchKeychain.memory(of:))?.resident
             rows.append(row)
             output.line(
                 "  \(Table.grouped(size)) items: lookup \(Table.micros(lookup.p50)) µs p50 (SearchItems \(Table.micros(search.p50)) µs; Ping \(Table.micros(ping.p50)) µs, "
                     + String(format: "%.2f×", row.ratio) + "), secret-tool lookup " + String(format: "%.2f ms", row.secretToolP50Millis)
+                    + ", Get Locked \(Table.micros(lockedQuery.p50)) µs"
                     + (row.providerResidentKiB.map { ", resident \($0 / 1024) MiB" } ?? ""))
         }
     }
 
-    /// Adds items `from..<to` through `CreateItem` with the plan's clients, each on its own
-    /// connection; returns the calls' latencies.
-    private func fill(from: Int, to: Int, address: String) throws -> Latencies {
+    /// Adds items `from..<to` to `collection` through `CreateItem` with the plan's clients,
+    /// each on its own connection; returns the calls' latencies.
+    private func fill(from: Int, to: Int, address: String, collection: String, replace: Bool) throws -> Latencies {
         guard to > from else { return Latencies([]) }
         let clients = max(1, min(plan.fillClients, to - from))
         let results = BlockingMutex<(samples: [UInt64], error: (any Error)?)>(([], nil))
@@ -176,7 +193,8 @@ struct SecretServiceBench {
                 var samples: [UInt64] = []
                 for index in stride(from: from + lane, to: to, by: clients) {
                     let before = monotonicNanoseconds()
-                    try client.createItem(label: "item-\(index)", attributes: Self.attributes(index), secret: Self.secret(index))
+                    try client.createItem(
+                        in: collection, label: "item-\(index)", attributes: Self.attributes(index), secret: Self.secret(index), replace: replace)
                     samples.append(monotonicNanoseconds() - before)
                 }
                 results.withLock { $0.samples += samples }

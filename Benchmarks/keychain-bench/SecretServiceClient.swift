@@ -17,6 +17,8 @@ final class SecretServiceClient {
 
     static let service = "org.freedesktop.secrets"
     static let defaultCollection = "/org/freedesktop/secrets/aliases/default"
+    /// gnome-keyring's session collection, kept in memory only for the login session.
+    static let sessionCollection = "/org/freedesktop/secrets/collection/session"
 
     init(address: String) throws {
         var bus: OpaquePointer?
@@ -80,9 +82,11 @@ final class SecretServiceClient {
     }
 
     /// `Collection.CreateItem` in the default collection, replacing an item of the same
-    /// attributes; returns its path.
+    /// attributes unless `replace` is false; returns its path.
     @discardableResult
-    func createItem(in collection: String = defaultCollection, label: String, attributes: [String: String], secret: [UInt8]) throws -> String {
+    func createItem(
+        in collection: String = defaultCollection, label: String, attributes: [String: String], secret: [UInt8], replace: Bool = true
+    ) throws -> String {
         let session = self.session
         let reply = try Self.call(bus, provider, collection, "org.freedesktop.Secret.Collection", "CreateItem") { message in
             try Self.check(sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "{sv}"), "properties")
@@ -103,8 +107,8 @@ final class SecretServiceClient {
             try Self.check(secret.withUnsafeBytes { sd_bus_message_append_array(message, CChar(UInt8(ascii: "y")), $0.baseAddress, $0.count) }, "the value")
             try Self.check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), "text/plain"), "the content type")
             try Self.check(sd_bus_message_close_container(message), "the secret")
-            var replace: Int32 = 1
-            try Self.check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "b")), &replace), "replace")
+            var replacing: Int32 = replace ? 1 : 0
+            try Self.check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "b")), &replacing), "replace")
         }
         defer { sd_bus_message_unref(reply) }
         let item = try Self.readString(reply, "o")
@@ -147,6 +151,20 @@ final class SecretServiceClient {
         var items: [String] = []
         while sd_bus_message_at_end(reply, 0) == 0 { items.append(try Self.readString(reply, "o")) }
         return items
+    }
+
+    /// `Properties.Get` of a collection's `Locked`, which libsecret and python's keyring
+    /// ask before their calls.
+    func isLocked(_ collection: String = defaultCollection) throws -> Bool {
+        let reply = try Self.call(bus, provider, collection, "org.freedesktop.DBus.Properties", "Get") { message in
+            try Self.check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), "org.freedesktop.Secret.Collection"), "the interface")
+            try Self.check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), "Locked"), "the property")
+        }
+        defer { sd_bus_message_unref(reply) }
+        try Self.check(sd_bus_message_enter_container(reply, CChar(UInt8(ascii: "v")), "b"), "the value")
+        var locked: Int32 = 0
+        try Self.check(sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "b")), &locked), "Locked")
+        return locked != 0
     }
 
     /// `Item.GetSecret` in the plain session: the secret's bytes.

@@ -36,12 +36,12 @@ enum Table {
 
     static func secretService(_ rows: [BenchReport.SecretServiceRow]) -> String {
         render(
-            ["provider", "items", "lookup p50 µs", "p99 µs", "Ping p50 µs", "lookup / Ping", "CreateItem p50 µs", "secret-tool lookup p50 ms",
-             "scratch collection p50 µs", "RSS MiB"],
+            ["provider", "items", "lookup p50 µs", "p99 µs", "Ping p50 µs", "lookup / Ping", "Get Locked p50 µs", "CreateItem p50 µs",
+             "secret-tool lookup p50 ms", "scratch collection p50 µs", "RSS MiB"],
             rows.map {
                 [
-                    $0.provider, grouped($0.items), micros($0.lookupP50Micros), micros($0.lookupP99Micros), micros($0.pingP50Micros),
-                    String(format: "%.2f×", $0.ratio), $0.storeP50Micros.map(micros) ?? "–", String(format: "%.2f", $0.secretToolP50Millis),
+                    $0.provider + ($0.inMemory == true ? " (in memory)" : ""), grouped($0.items), micros($0.lookupP50Micros), micros($0.lookupP99Micros), micros($0.pingP50Micros),
+                    String(format: "%.2f×", $0.ratio), $0.lockedP50Micros.map(micros) ?? "–", $0.storeP50Micros.map(micros) ?? "–", String(format: "%.2f", $0.secretToolP50Millis),
                     $0.scratchCollectionP50Micros.map(micros) ?? "–",
                     $0.providerResidentKiB.map { String(format: "%.1f", Double($0) / 1024) } ?? "–",
                 ]
@@ -65,11 +65,12 @@ enum Table {
 
     static func memory(_ rows: [BenchReport.Memory]) -> String {
         render(
-            ["items", "securityd RSS MiB", "peak MiB", "enclave RSS MiB", "database MiB"],
+            ["items", "securityd RSS MiB", "peak MiB", "enclave RSS MiB", "database MiB", "Swift runtime"],
             rows.map {
                 [
                     grouped($0.items), mebibytes($0.daemonResidentKiB * 1024), mebibytes($0.daemonPeakKiB * 1024),
                     mebibytes($0.enclaveResidentKiB * 1024), mebibytes($0.databaseBytes),
+                    $0.staticRuntime.map { $0 ? "linked in" : "loaded" } ?? "–",
                 ]
             })
     }

@@ -10,8 +10,8 @@ extension SecretServiceCore {
         methods: [
             BusMethod("Get", in: ["interface": "s", "property": "s"], out: ["value": "v"]) { core, call in
                 let name = try call.arguments[1].string()
-                let all = try core.propertyValues(call.object, interface: try call.arguments[0].string(), call.connection)
-                guard let value = all.first(where: { $0.0 == name })?.1 else { throw BusError.unknownProperty(name) }
+                let values = try core.propertyValues(call.object, interface: try call.arguments[0].string(), call.connection, only: name)
+                guard let value = values.first(where: { $0.0 == name })?.1 else { throw BusError.unknownProperty(name) }
                 return [.variant(value)]
             },
             BusMethod("GetAll", in: ["interface": "s"], out: ["properties": "a{sv}"]) { core, call in
@@ -21,7 +21,13 @@ extension SecretServiceCore {
         ],
         signals: [BusSignal("PropertiesChanged", ["interface": "s", "changed_properties": "a{sv}", "invalidated_properties": "as"])])
 
-    private func propertyValues(_ object: SecretObjectPath, interface: String, _ connection: Connection?) throws -> [(String, BusValue)] {
+    /// The properties of `interface` at `object`; with `only`, at least that one if it
+    /// exists — a collection's `Label`, `Locked` or `Created` then without listing its items,
+    /// which reads every item's metadata (libsecret and python's keyring ask for `Locked`
+    /// before every call: it must not cost the collection's size).
+    private func propertyValues(
+        _ object: SecretObjectPath, interface: String, _ connection: Connection?, only name: String? = nil
+    ) throws -> [(String, BusValue)] {
         if case .portal = object, [SecretPortal.interface.name, ""].contains(interface) { return SecretPortal.properties }
         guard let caller = connection else { throw BusError.invalidArgs("No interface \(interface) here") }
         switch (object, interface) {
@@ -30,6 +36,9 @@ extension SecretServiceCore {
         case (.collection(let place), Self.collectionInterface.name), (.collection(let place), ""):
             let collection = try collection(place, caller, path: "")
             let locked = isLocked(collection)
+            if let name, name != "Items", name != "Modified" {
+                return [("Label", .string(collection.label)), ("Locked", .bool(locked)), ("Created", .uint64(Self.seconds(collection.created)))]
+            }
             let all = locked ? [] : try items(in: collection, matching: [:])
             let modified = ([collection.modified] + all.map(\.modified)).map(Self.seconds).max() ?? 0
             let ids = locked ? try itemIDs(in: collection, matching: [:]) : all.map(\.id)
@@ -60,7 +69,7 @@ extension SecretServiceCore {
     private func setProperty(_ call: BusInvocation) throws -> [BusValue] {
         let name = try call.arguments[1].string()
         let object = call.object
-        guard try propertyValues(object, interface: try call.arguments[0].string(), call.connection).contains(where: { $0.0 == name }) else {
+        guard try propertyValues(object, interface: try call.arguments[0].string(), call.connection, only: name).contains(where: { $0.0 == name }) else {
             throw BusError.unknownProperty(name)
         }
         let caller = try call.caller

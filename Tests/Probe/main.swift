@@ -54,14 +54,9 @@ if operation == "lock-memory" {
         var result: [(start: UInt, path: String, fields: [String: Int])] = []
         // Read whole with read(2): /proc files have no size, and a reader that trusts
         // st_size stops at its first page.
-        var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 65536)
-        let fd = open("/proc/self/smaps", O_RDONLY)
-        while fd >= 0 {
-            let n = read(fd, &chunk, chunk.count)
-            if n <= 0 { break }
-            bytes += chunk[..<n]
-        }
-        close(fd)
+        let fd = open("/proc/self/smaps", O_RDONLY | O_CLOEXEC)
+        let bytes = fd >= 0 ? Spawn.readAll(fd, limit: 1 << 26) : []
+        if fd >= 0 { close(fd) }
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
             let words = line.split(separator: " ", omittingEmptySubsequences: true)
             guard let first = words.first else { continue }
