@@ -99,7 +99,7 @@ struct BenchReport: Codable, Sendable {
         /// Whether the items were created in the provider's session collection, which it
         /// keeps in memory only (`--peer-in-memory`), and with replace false.
         var inMemory: Bool? = nil
-        /// `Properties.Get` of the default collection's `Locked` (python's keyring asks it
+        /// `Properties.Get` of the filled collection's `Locked` (python's keyring asks it
         /// before every call).
         var lockedP50Micros: Double? = nil
     }

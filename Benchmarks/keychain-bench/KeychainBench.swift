@@ -77,7 +77,7 @@ struct KeychainBench: ParsableCommand {
 
     @Flag(
         name: .long,
-        help: "With --secret-service: gnome-keyring's items go to its session collection (in memory, no file rewritten per item), so it fills to 100,000 in minutes.")
+        help: "With --secret-service: gnome-keyring's items go to its session collection (in memory, no file rewritten per item), so it fills to 10,000 in minutes.")
     var peerInMemory = false
 
     @Option(name: .long, parsing: .upToNextOption, help: "With --secret-service: the sizes both providers are filled to.")

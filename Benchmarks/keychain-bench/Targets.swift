@@ -103,7 +103,8 @@ enum Targets {
             guard let peer = rows.first(where: { $0.provider == SecretServiceBench.gnomeKeyring && $0.items == row.items }) else { continue }
             targets.append(
                 .init(
-                    target: "Secret Service lookup, \(Table.grouped(row.items)) items: faster than gnome-keyring",
+                    target: "Secret Service lookup, \(Table.grouped(row.items)) items: faster than gnome-keyring"
+                        + (peer.inMemory == true ? " (its items in memory)" : ""),
                     measured: "\(Table.micros(row.lookupP50Micros)) µs vs \(Table.micros(peer.lookupP50Micros)) µs",
                     met: row.lookupP50Micros < peer.lookupP50Micros))
         }

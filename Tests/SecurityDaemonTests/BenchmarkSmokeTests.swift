@@ -65,6 +65,8 @@ import Testing
         let measured = rows.map { "\($0["provider"] as? String ?? "?") \($0["items"] as? Int ?? 0)" }
         #expect(measured == ["gnome-keyring 30", "gnome-keyring 60", "Trousseau 30", "Trousseau 60", "Trousseau 100"])
         #expect(rows.allSatisfy { ($0["lookups"] as? Int) == 30 && ($0["lookupP50Micros"] as? Double ?? 0) > 0 && ($0["pingP50Micros"] as? Double ?? 0) > 0 })
+        // Properties.Get of the filled collection's Locked, which python's keyring asks before every call.
+        #expect(rows.allSatisfy { ($0["lockedP50Micros"] as? Double ?? 0) > 0 }, "\(rows)")
         let targets = try #require(report["targets"] as? [[String: Any]]).compactMap { $0["target"] as? String }
         #expect(targets.contains("Secret Service lookup, 60 items: faster than gnome-keyring"), "\(targets)")
         // The scratch collection's life is measured against Trousseau only (gnome-keyring's
