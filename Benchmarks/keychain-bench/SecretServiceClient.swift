@@ -153,8 +153,8 @@ final class SecretServiceClient {
         return items
     }
 
-    /// `Properties.Get` of a collection's `Locked`, which libsecret and python's keyring
-    /// ask before their calls.
+    /// `Properties.Get` of a collection's `Locked`, which python's keyring asks before
+    /// every call.
     func isLocked(_ collection: String = defaultCollection) throws -> Bool {
         let reply = try Self.call(bus, provider, collection, "org.freedesktop.DBus.Properties", "Get") { message in
             try Self.check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), "org.freedesktop.Secret.Collection"), "the interface")

@@ -23,8 +23,8 @@ extension SecretServiceCore {
 
     /// The properties of `interface` at `object`; with `only`, at least that one if it
     /// exists — a collection's `Label`, `Locked` or `Created` then without listing its items,
-    /// which reads every item's metadata (libsecret and python's keyring ask for `Locked`
-    /// before every call: it must not cost the collection's size).
+    /// which reads every item's metadata (python's keyring asks for `Locked` before every
+    /// call: it must not cost the collection's size).
     private func propertyValues(
         _ object: SecretObjectPath, interface: String, _ connection: Connection?, only name: String? = nil
     ) throws -> [(String, BusValue)] {

@@ -8,8 +8,8 @@ import KeychainTestSupport
 @testable import SecretService
 import Testing
 
-/// What a collection's properties cost: python's keyring and libsecret ask whether the
-/// collection is locked before their calls, so that answer must not read its items.
+/// What a collection's properties cost: python's keyring asks whether the collection is
+/// locked before every call, so that answer must not read its items.
 @Suite struct CollectionPropertiesCostTests {
     /// A keybag that counts the metadata keys asked of it: the store asks one to learn
     /// whether the keychain is locked, and more to read items.
