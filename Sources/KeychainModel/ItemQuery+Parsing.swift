@@ -44,8 +44,10 @@ extension ItemQuery {
         if operation == .delete { limit = .all }
 
         var namesAttribute = false
-        for key in dictionary.keys.sorted() {
-            let value = dictionary[key]!  // key comes from the dictionary
+        // One allocation for the attributes, however many the query names.
+        attributes.reserveCapacity(dictionary.count)
+        // In key order, so that the first bad key reported is always the same one.
+        for (key, value) in dictionary.sorted(by: { $0.key < $1.key }) {
             switch key {
             case QueryKey.itemClass, QueryKey.valuePersistentRef, QueryKey.useDataProtectionKeychain, QueryKey.useKeychain, QueryKey.matchSearchList:
                 continue

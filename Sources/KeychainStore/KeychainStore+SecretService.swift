@@ -12,12 +12,6 @@ extension KeychainStore {
     /// boot until the machine restarts, as a login keyring is for the session.
     public static let secretServiceProtection = ProtectionClass.afterFirstUnlock
 
-    /// The token every Secret Service item carries, so that a search with no attributes
-    /// (all of a scope's items) is an index lookup too.
-    private var secretServiceMarker: Int64 {
-        blindIndex.token(.genericPassword, attribute: "secret-service", value: .string(""))
-    }
-
     private func attributeToken(_ name: String, _ value: String) -> Int64 {
         var pair = ByteWriter()
         pair.appendLengthPrefixed(name)
@@ -186,7 +180,7 @@ extension KeychainStore {
     private func candidates(in groups: [String], matching attributes: [String: String], id: String?, db: Database) throws -> [StoredRow] {
         let (sql, arguments) = try candidateStatement(in: groups, matching: attributes, id: id, db: db)
         var rows: [StoredRow] = []
-        try statements.statement(sql, in: db).forEachRow(binding: arguments) { row in
+        try statements.cachedSelect(sql, in: db).forEachRow(binding: arguments) { row in
             // A row whose plaintext columns are not of our format is left out, as a row whose
             // blobs fail authentication is.
             if let stored = try? StoredRow(row, itemClass: .genericPassword) { rows.append(stored) }
@@ -214,36 +208,33 @@ extension KeychainStore {
     private func candidateStatement(
         in groups: [String], matching attributes: [String: String], id: String?, db: Database
     ) throws -> (String, [any DatabaseValueConvertible]) {
-        var clauses = ["agrp IN (\(databaseQuestionMarks(count: groups.count)))", "tomb = 0"]
-        var arguments: [any DatabaseValueConvertible] = groups
         // Only Secret Service items have attribute rows: the marker is needed only when no
         // attribute is named.
         var tokens = attributes.isEmpty ? [secretServiceMarker] : attributes.sorted(by: { $0.key < $1.key }).map { attributeToken($0.key, $0.value) }
+        var arguments: [any DatabaseValueConvertible] = []
+        arguments.reserveCapacity(groups.count + tokens.count + 1)
+        for group in groups { arguments.append(group) }
         if let id {
-            clauses.append("uuid = ?")
             arguments.append(SecretServiceItem.uuid(ofID: id)?.storedBytes ?? Data())
         } else {
             if tokens.count > 1 { tokens = try bySelectivity(tokens, db: db) }
-            clauses.append("rowid IN (SELECT item FROM genp_attribute WHERE token = ?)")
             arguments.append(tokens.removeFirst())
         }
-        for token in tokens {
-            clauses.append("EXISTS (SELECT 1 FROM genp_attribute WHERE token = ? AND item = genp.rowid)")
-            arguments.append(token)
-        }
-        let sql = "SELECT \(StoredRow.columns) FROM genp WHERE \(clauses.joined(separator: " AND ")) ORDER BY rowid"
-        return (sql, arguments)
+        for token in tokens { arguments.append(token) }
+        let shape = SecretServiceShape.candidates(groups: groups.count, byID: id != nil, probes: tokens.count)
+        return (statements.secretServiceSQL(for: shape), arguments)
     }
 
     /// `tokens`, the one fewest rows carry first: each counted through the primary key, up to a
     /// bound (beyond it, a list is long whichever it is), all in one statement.
     private func bySelectivity(_ tokens: [Int64], db: Database) throws -> [Int64] {
-        let counts = (0..<tokens.count).map { "SELECT \($0), count(*) FROM (SELECT 1 FROM genp_attribute WHERE token = ? LIMIT 64)" }
-        let statement = try statements.statement(counts.joined(separator: " UNION ALL "), in: db)
+        let statement = try statements.cachedSelect(statements.secretServiceSQL(for: .selectivity(tokens: tokens.count)), in: db)
         var counted = Array(repeating: 0, count: tokens.count)
-        for row in try Row.fetchAll(statement, arguments: StatementArguments(tokens)) {
-            let position: Int = row[0]
-            if counted.indices.contains(position) { counted[position] = row[1] }
+        try statement.forEachRow(binding: tokens) { row in
+            if let position = row.int64(0).map(Int.init), counted.indices.contains(position), let count = row.int64(1) {
+                counted[position] = Int(count)
+            }
+            return true
         }
         return tokens.indices.sorted { counted[$0] < counted[$1] }.map { tokens[$0] }
     }

@@ -22,6 +22,10 @@ public final class KeychainStore: Sendable {
     let readers: ReaderConnections
     let keybag: any Keybag
     let blindIndex: BlindIndex
+    /// The token every Secret Service item carries, so that a search with no attributes (all
+    /// of a scope's items, or one item by its path) is an index lookup too. It depends on
+    /// the index key alone: computed once, not per Secret Service call.
+    let secretServiceMarker: Int64
     let statements = StatementCache()
     let groupCommit = GroupCommit()
     private let writes = BlockingMutex<UInt64>(0)
@@ -77,6 +81,7 @@ public final class KeychainStore: Sendable {
         self.keybag = keybag
         self.checkpointingWrites = checkpointingWrites
         self.blindIndex = BlindIndex(key: try keybag.indexKey())
+        self.secretServiceMarker = blindIndex.token(.genericPassword, attribute: "secret-service", value: .string(""))
     }
 
     /// Creates `home` (0700) if it does not exist, and any missing directory above it

@@ -9,11 +9,26 @@ import KeychainModel
 /// sending ever new shapes could grow the caches without end; after `limit` distinct
 /// shapes the caches are emptied and start again.
 final class StatementCache: Sendable {
-    private struct State {
+    private struct State: Sendable {
         /// The SQL of every statement handed out since the last overflow.
         var shapes: Set<String> = []
         /// The candidate lookups' SQL by shape (each also in `shapes`).
-        var selects: [SelectShape: String] = [:]
+        var selects = ShapeTable<SelectShape>()
+        /// The Secret Service's reads' SQL by shape (each also in `shapes`).
+        var secretService = ShapeTable<SecretServiceShape>()
+    }
+
+    /// SQL by shape, each text built once and counted among the shapes then.
+    private struct ShapeTable<Shape: Hashable & Sendable>: Sendable {
+        var texts: [Shape: String] = [:]
+
+        mutating func sql(for shape: Shape, counting shapes: inout Set<String>, build: (Shape) -> String) -> String {
+            if let sql = texts[shape] { return sql }
+            let sql = build(shape)
+            texts[shape] = sql
+            shapes.insert(sql)
+            return sql
+        }
     }
 
     private let state = BlockingMutex(State())
@@ -33,16 +48,16 @@ final class StatementCache: Sendable {
     /// The SQL of a candidate lookup of `shape`, built the first time the shape is seen
     /// (and counted among the shapes then, not hashed again on every request).
     func selectSQL(for shape: SelectShape) -> String {
-        state.withLock { state in
-            if let sql = state.selects[shape] { return sql }
-            let sql = shape.sql
-            state.selects[shape] = sql
-            state.shapes.insert(sql)
-            return sql
-        }
+        state.withLock { $0.selects.sql(for: shape, counting: &$0.shapes) { $0.sql } }
     }
 
-    /// A prepared lookup whose SQL came from ``selectSQL(for:)`` (already counted).
+    /// The SQL of a Secret Service read of `shape`, built the first time the shape is seen.
+    func secretServiceSQL(for shape: SecretServiceShape) -> String {
+        state.withLock { $0.secretService.sql(for: shape, counting: &$0.shapes) { $0.sql } }
+    }
+
+    /// A prepared statement whose SQL came from ``selectSQL(for:)`` or
+    /// ``secretServiceSQL(for:)`` (already counted).
     func cachedSelect(_ sql: String, in db: Database) throws -> Statement {
         try db.cachedStatement(sql: sql)
     }

@@ -5,6 +5,10 @@ extension KeychainValue {
     static let maximumDepth = 8
     /// Arrays and dictionaries longer than this are refused.
     static let maximumCount = 100_000
+    /// How many elements a decoded array or dictionary makes room for at once: a query's
+    /// few in one allocation, while a frame that claims many more grows only as its elements
+    /// actually arrive.
+    static let reservedCount = 32
 
     private enum Tag: UInt8 {
         case string = 1, data, number, date, bool, array, dictionary
@@ -73,11 +77,13 @@ extension KeychainValue {
         case .array:
             let count = try Self.count(&reader)
             var values: [KeychainValue] = []
+            values.reserveCapacity(Swift.min(count, Self.reservedCount))
             for _ in 0..<count { values.append(try decode(from: &reader, depth: depth + 1)) }
             return .array(values)
         case .dictionary:
             let count = try Self.count(&reader)
             var entries: [String: KeychainValue] = [:]
+            entries.reserveCapacity(Swift.min(count, Self.reservedCount))
             for _ in 0..<count {
                 let key = try string(&reader)
                 entries[key] = try decode(from: &reader, depth: depth + 1)
