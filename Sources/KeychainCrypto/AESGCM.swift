@@ -79,21 +79,43 @@ enum AESGCM {
             return try AES.GCM.open(box, using: key, authenticating: associatedData)
         }
         guard sealed.count >= nonceByteCount + tagByteCount else { throw CryptoKitError.incorrectParameterSize }
-        let nonce = sealed.baseAddress!.assumingMemoryBound(to: UInt8.self)
         var plaintext = Data(count: sealed.count - nonceByteCount - tagByteCount)
-        let status = plaintext.withUnsafeMutableBytes { out in
-            key.withUnsafeBytes { key in
-                associatedData.withUnsafeBytes { ad in
-                    crypto_aead_aes256gcm_decrypt(
-                        out.baseAddress?.assumingMemoryBound(to: UInt8.self), nil, nil,
-                        nonce + nonceByteCount, UInt64(sealed.count - nonceByteCount),
-                        ad.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(ad.count),
-                        nonce, key.baseAddress!.assumingMemoryBound(to: UInt8.self))
-                }
+        try plaintext.withUnsafeMutableBytes { out in
+            try open(sealed, into: out, using: key, authenticating: associatedData, implementation: implementation)
+        }
+        return plaintext
+    }
+
+    /// Opens `sealed` (combined form) under `key` into `plaintext`, which must be exactly the
+    /// plaintext's size: a wrapped key is opened into the caller's (stack) buffer, with no
+    /// heap copy to allocate and zero.
+    ///
+    /// - Throws: as ``open(_:using:authenticating:implementation:)``, and
+    ///   `CryptoKitError.incorrectParameterSize` when `plaintext` is not the plaintext's size.
+    static func open(
+        _ sealed: UnsafeRawBufferPointer, into plaintext: UnsafeMutableRawBufferPointer, using key: SymmetricKey,
+        authenticating associatedData: Data, implementation: Implementation = preferred
+    ) throws {
+        guard sealed.count >= nonceByteCount + tagByteCount, plaintext.count == sealed.count - nonceByteCount - tagByteCount else {
+            throw CryptoKitError.incorrectParameterSize
+        }
+        guard implementation == .sodium, sodiumAvailable, key.bitCount == 256 else {
+            var opened = try AES.GCM.open(AES.GCM.SealedBox(combined: Data(sealed)), using: key, authenticating: associatedData)
+            defer { opened.withUnsafeMutableBytes { SecretBytes.zero($0) } }
+            opened.copyBytes(to: plaintext)
+            return
+        }
+        let nonce = sealed.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let status = key.withUnsafeBytes { key in
+            associatedData.withUnsafeBytes { ad in
+                crypto_aead_aes256gcm_decrypt(
+                    plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), nil, nil,
+                    nonce + nonceByteCount, UInt64(sealed.count - nonceByteCount),
+                    ad.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(ad.count),
+                    nonce, key.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }
         }
         guard status == 0 else { throw CryptoKitError.authenticationFailure }
-        return plaintext
     }
 
     /// Opens `sealed` (combined form) under `key`.

@@ -151,6 +151,9 @@ public struct WrappingKey: Sendable {
 
 /// AES-256-GCM wrapping of 256-bit keys, with no unzeroed plaintext copy left behind.
 enum KeyWrapping {
+    /// The size of every wrapped key: AES-256.
+    static let keyByteCount = 32
+
     /// Seals `wrapped` straight from its own storage.
     static func seal(_ wrapped: SymmetricKey, with key: SymmetricKey, associatedData: Data) throws -> Data {
         try wrapped.withUnsafeBytes { bytes in
@@ -160,9 +163,18 @@ enum KeyWrapping {
 
     static func open(_ wrapped: Data, with key: SymmetricKey, associatedData: Data, what: String) throws -> SymmetricKey {
         do {
+            if wrapped.count == AESGCM.nonceByteCount + keyByteCount + AESGCM.tagByteCount {
+                // Opened on the stack and zeroed there: no heap copy of the key to allocate,
+                // zero and free (a fifth of the enclave's work per unwrap).
+                return try withUnsafeTemporaryAllocation(byteCount: keyByteCount, alignment: 16) { bytes in
+                    defer { SecretBytes.zero(bytes) }
+                    try wrapped.withUnsafeBytes { try AESGCM.open($0, into: bytes, using: key, authenticating: associatedData) }
+                    return SymmetricKey(data: UnsafeRawBufferPointer(bytes))
+                }
+            }
             var bytes = try AESGCM.open(wrapped, using: key, authenticating: associatedData)
             defer { bytes.withUnsafeMutableBytes { SecretBytes.zero($0) } }
-            guard bytes.count == 32 else { throw KeychainError.decode("wrapped \(what) has the wrong size") }
+            guard bytes.count == keyByteCount else { throw KeychainError.decode("wrapped \(what) has the wrong size") }
             return SymmetricKey(data: bytes)
         } catch let error as KeychainError {
             throw error

@@ -75,6 +75,47 @@ import Testing
         }
     }
 
+    /// Opening into a caller's buffer (how a wrapped key is opened on the stack) gives what
+    /// opening into `Data` gives, with either implementation; a buffer of another size, an
+    /// altered byte or other associated data is refused, and a refused open leaves no
+    /// plaintext in the buffer.
+    @Test func openingIntoABufferIsTheSameCipher() throws {
+        let key = SymmetricKey(size: .bits256)
+        let associatedData = Data("row".utf8)
+        let plaintext = Self.randomBytes(32)
+        for sealer in implementations {
+            let sealed = try AESGCM.seal(plaintext, using: key, authenticating: associatedData, implementation: sealer)
+            for opener in implementations {
+                var buffer = [UInt8](repeating: 0, count: 32)
+                try sealed.withUnsafeBytes { sealed in
+                    try buffer.withUnsafeMutableBytes {
+                        try AESGCM.open(sealed, into: $0, using: key, authenticating: associatedData, implementation: opener)
+                    }
+                }
+                #expect(Data(buffer) == plaintext, "sealed by \(sealer), opened by \(opener)")
+                for size in [31, 33] {
+                    var other = [UInt8](repeating: 0, count: size)
+                    #expect(throws: (any Error).self) {
+                        try sealed.withUnsafeBytes { sealed in
+                            try other.withUnsafeMutableBytes { try AESGCM.open(sealed, into: $0, using: key, authenticating: associatedData, implementation: opener) }
+                        }
+                    }
+                }
+                for index in [0, AESGCM.nonceByteCount, sealed.count - 1] {
+                    var altered = sealed
+                    altered[index] ^= 0x01
+                    var refused = [UInt8](repeating: 0, count: 32)
+                    #expect(throws: (any Error).self) {
+                        try altered.withUnsafeBytes { altered in
+                            try refused.withUnsafeMutableBytes { try AESGCM.open(altered, into: $0, using: key, authenticating: associatedData, implementation: opener) }
+                        }
+                    }
+                    #expect(refused.allSatisfy { $0 == 0 }, "a refused open left bytes in the buffer (\(opener))")
+                }
+            }
+        }
+    }
+
     @Test func eachSealTakesAFreshNonce() throws {
         let key = SymmetricKey(size: .bits256)
         for implementation in implementations {
