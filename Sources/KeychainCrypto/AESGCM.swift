@@ -81,7 +81,13 @@ enum AESGCM {
         guard sealed.count >= nonceByteCount + tagByteCount else { throw CryptoKitError.incorrectParameterSize }
         var plaintext = Data(count: sealed.count - nonceByteCount - tagByteCount)
         try plaintext.withUnsafeMutableBytes { out in
-            try open(sealed, into: out, using: key, authenticating: associatedData, implementation: implementation)
+            do {
+                try open(sealed, into: out, using: key, authenticating: associatedData, implementation: implementation)
+            } catch {
+                // libsodium clears the output when the tag fails, but does not document it.
+                SecretBytes.zero(out)
+                throw error
+            }
         }
         return plaintext
     }
