@@ -74,11 +74,14 @@ extension KeychainStore {
         try statement.forEachRow(binding: arguments) { row in
             do {
                 let stored = try StoredRow(row, itemClass: criteria.itemClass)
-                var item = try openMetadata(stored, keys: keys)
+                let associatedData = stored.identity.associatedData(for: .metadata)
+                var item = try openMetadata(stored, keys: keys, associatedData: associatedData)
                 guard criteria.accepts(item) else { return true }
                 if withData {
                     do {
-                        (item.data, item.accessControl) = try openSecret(stored, authentication: authentication)
+                        (item.data, item.accessControl) = try openSecret(
+                            stored, authentication: authentication,
+                            associatedData: RowIdentity.associatedData(associatedData, as: .secret))
                     } catch let error as KeychainError where error == .authNeeded && authentication.interaction == .skip {
                         return true
                     }
@@ -94,11 +97,13 @@ extension KeychainStore {
         return outcome
     }
 
-    /// Decrypts a row's attributes.
-    func openMetadata(_ stored: StoredRow, keys: OperationKeys) throws -> KeychainItem {
+    /// Decrypts a row's attributes; `associatedData` is the row's for its metadata, when the
+    /// caller has built it already.
+    func openMetadata(_ stored: StoredRow, keys: OperationKeys, associatedData: Data? = nil) throws -> KeychainItem {
         let identity = stored.identity
         let key = try keys.metadataKey(for: identity.protection)
-        let attributes = try MetadataBlob.open(stored.metadata, key: key, identity: identity)
+        let attributes = try MetadataBlob.open(
+            stored.metadata, key: key, associatedData: associatedData ?? identity.associatedData(for: .metadata))
         return KeychainItem(
             itemClass: identity.itemClass, attributes: attributes, accessGroup: identity.accessGroup,
             protection: identity.protection, synchronizable: identity.synchronizable,
@@ -108,13 +113,14 @@ extension KeychainStore {
     }
 
     /// Decrypts a row's secret through the keybag, which checks its access control against
-    /// the query's authentication context.
+    /// the query's authentication context. `associatedData` is the row's for its secret, when the caller has built it already.
     func openSecret(
-        _ stored: StoredRow, authentication: ItemQuery.Authentication = .init()
+        _ stored: StoredRow, authentication: ItemQuery.Authentication = .init(), associatedData: Data? = nil
     ) throws -> (SecretBytes?, AccessControl?) {
         let protection = stored.identity.protection
         var access: AccessControl?
-        let secret = try SecretBlob.open(stored.secret, identity: stored.identity) { wrapped, associatedData, stored in
+        let rowAssociatedData = associatedData ?? stored.identity.associatedData(for: .secret)
+        let secret = try SecretBlob.open(stored.secret, associatedData: rowAssociatedData) { wrapped, associatedData, stored in
             access = stored
             do {
                 return try keybag.unwrapItemKey(

@@ -70,8 +70,9 @@ extension KeychainStore {
     public func syncItem(_ uuid: UUID, of itemClass: ItemClass) throws -> KeychainItem? {
         let keys = OperationKeys(keybag)
         guard let stored = try read({ db in try liveRow(uuid, of: itemClass, in: db) }), Self.syncs(stored.identity) else { return nil }
-        var item = try openMetadata(stored, keys: keys)
-        (item.data, item.accessControl) = try openSecret(stored)
+        let associatedData = stored.identity.associatedData(for: .metadata)
+        var item = try openMetadata(stored, keys: keys, associatedData: associatedData)
+        (item.data, item.accessControl) = try openSecret(stored, associatedData: RowIdentity.associatedData(associatedData, as: .secret))
         return item
     }
 

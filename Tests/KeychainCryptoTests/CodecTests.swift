@@ -84,6 +84,30 @@ import Testing
         #expect(throws: KeychainError.decode) { try SecretBlob.open(blob, identity: tombstoned, unwrapKey: unwrap) }
     }
 
+    /// One part's associated data made from the other's is the one built for that part,
+    /// whatever the fields' lengths (the part's byte sits after a fixed prefix), and it
+    /// is not the other part's: a blob cannot be moved between the row's columns.
+    @Test func onePartsAssociatedDataMadeFromTheOthersIsItsOwn() {
+        let identities = [
+            RowIdentity(
+                itemClass: .genericPassword, uuid: UUID(), accessGroup: "", protection: .whenUnlocked,
+                synchronizable: false, tombstone: false, primaryKeyToken: Data()),
+            RowIdentity(
+                itemClass: .key, uuid: UUID(), accessGroup: String(repeating: "g", count: 300), protection: .always,
+                synchronizable: true, tombstone: true, primaryKeyToken: Data(repeating: 9, count: 32)),
+        ]
+        for identity in identities {
+            let metadata = identity.associatedData(for: .metadata)
+            let secret = identity.associatedData(for: .secret)
+            #expect(metadata != secret)
+            #expect(RowIdentity.associatedData(metadata, as: .secret) == secret)
+            #expect(RowIdentity.associatedData(secret, as: .metadata) == metadata)
+            // From a slice that does not start at 0, as Data read out of a larger buffer may.
+            let slice = (Data([0xFF]) + metadata).dropFirst()
+            #expect(RowIdentity.associatedData(slice, as: .secret) == secret)
+        }
+    }
+
     @Test func secretBytesNeverPrintThemselves() {
         let secret = SecretBytes("do-not-print".utf8)
         #expect(!"\(secret)".contains("do-not-print"))
