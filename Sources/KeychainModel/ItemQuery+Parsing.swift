@@ -48,6 +48,13 @@ extension ItemQuery {
         attributes.reserveCapacity(dictionary.count)
         // In key order, so that the first bad key reported is always the same one.
         for (key, value) in dictionary.sorted(by: { $0.key < $1.key }) {
+            if Self.isAttributeName(key) {
+                try setAttribute(key, value, for: operation)
+                // kSecAttrSynchronizable says which items a reference may name (without
+                // it, local ones only, as every query): the one attribute it may carry.
+                if key != ItemSchema.Name.synchronizable { namesAttribute = true }
+                continue
+            }
             switch key {
             case QueryKey.itemClass, QueryKey.valuePersistentRef, QueryKey.useDataProtectionKeychain, QueryKey.useKeychain, QueryKey.matchSearchList:
                 continue
@@ -100,10 +107,10 @@ extension ItemQuery {
                     // user presence, which items without an ACL never need.
                     continue
                 } else {
+                    // A key with an underscore but no option's prefix (a key without one
+                    // was taken as an attribute's above): setAttribute says it is unknown.
                     try setAttribute(key, value, for: operation)
-                    // kSecAttrSynchronizable says which items a reference may name (without
-                    // it, local ones only, as every query): the one attribute it may carry.
-                    if key != ItemSchema.Name.synchronizable { namesAttribute = true }
+                    namesAttribute = true
                 }
             }
         }
@@ -114,6 +121,15 @@ extension ItemQuery {
             try Self.check(accessControl, protection: protection, synchronizable: synchronizable == .yes)
             protection = accessControl.protection
         }
+    }
+
+    /// Whether `key` names an attribute (acct, svce, …), not an option: the option keys are
+    /// prefixed (`m_`, `r_`, `v_`, `u_`) but for three. The switch of the options compares
+    /// a key with each of them in turn, each a global's access and a string comparison:
+    /// for a find's attributes that was a third of parsing its query.
+    static func isAttributeName(_ key: String) -> Bool {
+        !key.utf8.contains(UInt8(ascii: "_")) && key != QueryKey.itemClass && key != QueryKey.useDataProtectionKeychain
+            && key != QueryKey.accessControl
     }
 
     /// The size of an authentication context id.

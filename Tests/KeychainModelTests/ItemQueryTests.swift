@@ -1,8 +1,31 @@
 import FoundationEssentials
-import KeychainModel
+@testable import KeychainModel
 import Testing
 
 @Suite struct ItemQueryTests {
+    /// A query's keys are parsed as attributes when they have no option's prefix: every
+    /// attribute a caller may name must be taken as one and no option key may be, or an
+    /// option added without a prefix would be refused as an unknown attribute. (Internal
+    /// attributes are refused either way; two of them, `accc` and `v_pk`, are not taken as
+    /// attributes at all: the first is the access-control option, the second a `v_` key.)
+    @Test func everyAttributeAndNoOptionIsAnAttributeName() {
+        for itemClass in ItemClass.allCases {
+            for attribute in ItemSchema.of(itemClass).attributes where attribute.access != .internal {
+                #expect(ItemQuery.isAttributeName(attribute.name), "\(itemClass.rawValue).\(attribute.name)")
+            }
+        }
+        let options = [
+            QueryKey.itemClass, QueryKey.matchLimit, QueryKey.returnData, QueryKey.returnAttributes, QueryKey.returnRef,
+            QueryKey.returnPersistentRef, QueryKey.valueData, QueryKey.valueRef, QueryKey.valuePersistentRef,
+            QueryKey.useTombstones, QueryKey.useDataProtectionKeychain, QueryKey.useKeychain, QueryKey.matchSearchList,
+            QueryKey.accessControl, QueryKey.authenticationContext, QueryKey.authenticationUI, QueryKey.operationPrompt,
+            QueryKey.noAuthenticationUI,
+        ] + QueryKey.unimplementedMatchOptions
+        for option in options {
+            #expect(!ItemQuery.isAttributeName(option), "\(option)")
+        }
+    }
+
     @Test func parsesLimitsReturnsAndSync() throws {
         let query = try ItemQuery(
             ["class": .string("genp"), "acct": .string("a"), "m_Limit": .string("m_LimitAll"), "r_Data": .bool(true),
