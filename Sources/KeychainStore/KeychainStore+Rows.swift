@@ -115,11 +115,11 @@ extension KeychainStore {
     /// Decrypts a row's secret through the keybag, which checks its access control against
     /// the query's authentication context. `associatedData` is the row's for its secret, when the caller has built it already.
     func openSecret(
-        _ stored: StoredRow, authentication: ItemQuery.Authentication = .init(), associatedData: Data? = nil
+        _ stored: StoredRow, authentication: ItemQuery.Authentication = .init(), associatedData built: Data? = nil
     ) throws -> (SecretBytes?, AccessControl?) {
         let protection = stored.identity.protection
         var access: AccessControl?
-        let rowAssociatedData = associatedData ?? stored.identity.associatedData(for: .secret)
+        let rowAssociatedData = built ?? stored.identity.associatedData(for: .secret)
         let secret = try SecretBlob.open(stored.secret, associatedData: rowAssociatedData) { wrapped, associatedData, stored in
             access = stored
             do {
