@@ -24,10 +24,11 @@ public enum AttributeCodec {
         var out = ByteWriter(capacity: 512)
         out.append(version)
         out.appendInteger(UInt16(attributes.count))
-        for name in attributes.keys.sorted() {
+        // The pairs sorted, not the names: no name hashed again to find its value.
+        for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
             out.append(UInt8(name.utf8.count))
             out.append(contentsOf: name.utf8)
-            attributes[name]!.encode(to: &out)  // name comes from the dictionary
+            value.encode(to: &out)
         }
         return out.data
     }
@@ -42,7 +43,9 @@ public enum AttributeCodec {
         let count = Int(try reader.integer(UInt16.self))
         guard count <= maximumCount else { throw KeychainError.decode("too many attributes") }
         var result: [String: KeychainValue] = [:]
-        result.reserveCapacity(count)  // no rehash as it grows (a fifth of the decoding)
+        // No rehash as it grows (a fifth of the decoding), nor when a result adds the
+        // plaintext columns' attributes to a copy (`KeychainItem.attributeDictionary`).
+        result.reserveCapacity(count + KeychainItem.columnAttributeCount)
         for _ in 0..<count {
             let nameLength = Int(try reader.byte())
             guard let name = try reader.utf8(nameLength), !name.isEmpty else {

@@ -30,6 +30,11 @@ public struct KeychainItem: Sendable {
         self.data = data
     }
 
+    /// How many attributes ``attributeDictionary`` adds to ``attributes`` at most (the
+    /// class and the plaintext columns'): a decoder that reserves room for them spares the
+    /// copy a rehash.
+    public static let columnAttributeCount = 5
+
     /// The attribute dictionary Apple returns for `kSecReturnAttributes`: the class, every
     /// stored attribute and the plaintext-column ones, never `v_Data`.
     public var attributeDictionary: [String: KeychainValue] {

@@ -20,6 +20,38 @@ import Testing
         #expect(AttributeCodec.encode(sample) == AttributeCodec.encode(sample.merging([:]) { $1 }))
     }
 
+    /// The exact bytes, spelled out: names in byte order whatever the dictionary's own
+    /// order, each followed by its value (tag, then length and bytes). The blobs of every
+    /// keychain already written depend on it, as does a dictionary's form on the wire.
+    @Test func attributesAreWrittenInNameOrder() {
+        let attributes: [String: KeychainValue] = ["svce": .string("s"), "acct": .string("ab"), "invi": .bool(true)]
+        // Each name's bytes, then its value's (tag 1 a string with its 32-bit length, 5 a bool).
+        let acct: [UInt8] = Array("acct".utf8) + [1, 0, 0, 0, 2] + Array("ab".utf8)
+        let invi: [UInt8] = Array("invi".utf8) + [5, 1]
+        let svce: [UInt8] = Array("svce".utf8) + [1, 0, 0, 0, 1] + Array("s".utf8)
+        let blob: [UInt8] = [1, 0, 3] + [4] + acct + [4] + invi + [4] + svce
+        #expect(Array(AttributeCodec.encode(attributes)) == blob)
+        var wire = ByteWriter()
+        KeychainValue.dictionary(attributes).encode(to: &wire)
+        let length: [UInt8] = [0, 0, 0, 4]
+        let form: [UInt8] = [7, 0, 0, 0, 3] + length + acct + length + invi + length + svce
+        #expect(wire.bytes == form)
+    }
+
+    /// Decoded attributes have room for what a result adds to them, and that is at most
+    /// `columnAttributeCount` keys: a result's copy is never rehashed to grow.
+    @Test func decodedAttributesHaveRoomForAResultsColumns() throws {
+        // Ten: room for ten alone (twelve) is too little for fifteen.
+        let ten = Dictionary(uniqueKeysWithValues: (0..<10).map { ("at\($0)", KeychainValue.number(Int64($0))) })
+        let decoded = try AttributeCodec.decode(AttributeCodec.encode(ten))
+        #expect(decoded.count == 10 && decoded.capacity >= decoded.count + KeychainItem.columnAttributeCount, "\(decoded.capacity)")
+        let item = KeychainItem(
+            itemClass: .genericPassword, attributes: decoded, accessGroup: "g", protection: .whenUnlocked,
+            synchronizable: true, tombstone: true,
+            persistentReference: PersistentReference(itemClass: .genericPassword, uuid: UUID()), data: nil)
+        #expect(item.attributeDictionary.count == decoded.count + KeychainItem.columnAttributeCount)
+    }
+
     /// Every truncation of a valid encoding, and every single-byte corruption of its
     /// header, is refused with errSecDecode — never a crash.
     @Test func truncatedAndCorruptInputIsRefused() throws {
