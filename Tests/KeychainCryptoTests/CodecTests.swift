@@ -38,8 +38,8 @@ import Testing
         #expect(wire.bytes == form)
     }
 
-    /// Decoded attributes have room for what a result adds to them, and that is at most
-    /// `columnAttributeCount` keys: a result's copy is never rehashed to grow.
+    /// Decoded attributes have room for what `attributeDictionary` adds to them, and that is at most
+    /// `columnAttributeCount` keys: `attributeDictionary`'s copy never grows.
     @Test func decodedAttributesHaveRoomForAResultsColumns() throws {
         // Ten: room for ten alone (twelve) is too little for fifteen.
         let ten = Dictionary(uniqueKeysWithValues: (0..<10).map { ("at\($0)", KeychainValue.number(Int64($0))) })
