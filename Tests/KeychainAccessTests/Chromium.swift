@@ -171,9 +171,13 @@ final class Chromium: @unchecked Sendable {
             }
         }
 
-        /// Clicks the first element matching `selector` whose text is `text`.
+        /// Clicks the first element matching `selector` whose text is `text`, once there is
+        /// one: a page just navigated to may still be filling its list (a CI run under load
+        /// once looked before the list was there).
         func click(_ selector: String, text: String) throws {
-            let index = try evaluate("Array.from(document.querySelectorAll(\(Self.quoted(selector)))).findIndex((e) => e.textContent.trim() === \(Self.quoted(text)))") as? Int ?? -1
+            let find = "Array.from(document.querySelectorAll(\(Self.quoted(selector)))).findIndex((e) => e.textContent.trim() === \(Self.quoted(text)))"
+            try? wait("\(find) >= 0")
+            let index = try evaluate(find) as? Int ?? -1
             guard index >= 0 else { throw Failure("no \(selector) reading \(text)") }
             try click("\(selector):nth-match-\(index)")
         }
