@@ -26,17 +26,26 @@ import Testing
         try? FileManagerLite.removeTree(directory)
     }
 
-    /// Runs `executable` with exactly `environment` (nothing of this process's).
-    @discardableResult
     /// Runs `executable` with `environment` alone — and TROUSSEAU_TPM=off, so that a keychain
-    /// made as root never lands in the machine's TPM (whose lockout counter is everyone's).
-    func run(_ executable: String, _ arguments: [String], environment: [String: String], in workingDirectory: String? = nil) throws -> CommandResult {
-        try CommandRunner.run(
-            executable: executable, arguments, environment: ["TROUSSEAU_TPM": "off"].merging(environment) { $1 }, clearing: true, in: workingDirectory)
+    /// made as root never lands in the machine's TPM (whose lockout counter is everyone's) —
+    /// off the cooperative pool (``CommandRunner/runOffPool(executable:_:environment:input:clearing:in:)``):
+    /// this suite's builds take minutes.
+    @discardableResult
+    func run(_ executable: String, _ arguments: [String], environment: [String: String], in workingDirectory: String? = nil) async throws -> CommandResult {
+        try await CommandRunner.runOffPool(executable: executable, arguments, environment: Self.environment(environment), clearing: true, in: workingDirectory)
     }
 
-    func install(_ extra: [String] = []) throws -> CommandResult {
-        try run("/bin/bash", [Self.repository.path + "/scripts/install", "--prefix", prefix] + extra, environment: CommandRunner.hostEnvironment)
+    /// The same, on this thread: for a clean-up of a few quick commands in a `defer`.
+    func runNow(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> CommandResult {
+        try CommandRunner.run(executable: executable, arguments, environment: Self.environment(environment), clearing: true)
+    }
+
+    static func environment(_ environment: [String: String]) -> [String: String] {
+        ["TROUSSEAU_TPM": "off"].merging(environment) { $1 }
+    }
+
+    func install(_ extra: [String] = []) async throws -> CommandResult {
+        try await run("/bin/bash", [Self.repository.path + "/scripts/install", "--prefix", prefix] + extra, environment: CommandRunner.hostEnvironment)
     }
 
     /// A user's environment: a home of its own, the prefix's bin on PATH, nothing else.
@@ -48,7 +57,7 @@ import Testing
 
     /// A package of its own that depends on Trousseau's `Security` and stores and reads a
     /// password with SecItemAdd and SecItemCopyMatching.
-    func buildConsumer() throws -> String {
+    func buildConsumer() async throws -> String {
         let package = directory + "/consumer"
         try FileManager.default.createDirectory(atPath: package + "/Sources/consumer", withIntermediateDirectories: true)
         try """
@@ -74,13 +83,13 @@ import Testing
         guard status == errSecSuccess, let data = result as? Data else { print("SecItemCopyMatching", status); exit(2) }
         print(String(decoding: data, as: UTF8.self))
         """.write(toFile: package + "/Sources/consumer/main.swift", atomically: true, encoding: .utf8)
-        let built = try run("/usr/bin/env", ["swift", "build", "--scratch-path", package + "/.build"], environment: CommandRunner.hostEnvironment, in: package)
+        let built = try await run("/usr/bin/env", ["swift", "build", "--scratch-path", package + "/.build"], environment: CommandRunner.hostEnvironment, in: package)
         try #require(built.status == 0, "\(built.stdout)\(built.stderr)")
         return package + "/.build/debug/consumer"
     }
 
-    @Test func anInstalledTrousseauServesAnotherPackagesProgram() throws {
-        let installed = try install()
+    @Test func anInstalledTrousseauServesAnotherPackagesProgram() async throws {
+        let installed = try await install()
         try #require(installed.status == 0, "\(installed.stdout)\(installed.stderr)")
         let manifest = try String(contentsOfFile: prefix + "/share/trousseau/install-manifest", encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(Set(manifest).isSuperset(of: ["bin/security", "libexec/trousseau/securityd", "libexec/trousseau/trousseau-enclave", "libexec/trousseau/trousseau-sync-agent",
@@ -90,7 +99,7 @@ import Testing
         #expect(Set(manifest).isSuperset(of: ["share/man/man1/security.1.gz", "share/man/man1/keychain-access.1.gz", "share/man/man8/securityd.8.gz",
             "share/bash-completion/completions/security", "share/zsh/site-functions/_security", "share/fish/vendor_completions.d/security.fish"]))
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/man") {
-            let found = try run("/usr/bin/man", ["-w", "security"], environment: ["PATH": prefix + "/bin:/usr/bin:/bin"])
+            let found = try await run("/usr/bin/man", ["-w", "security"], environment: ["PATH": prefix + "/bin:/usr/bin:/bin"])
             #expect(found.stdout == prefix + "/share/man/man1/security.1.gz\n", "\(found.stdout)\(found.stderr)")
         }
         // The window is in the desktop's menu, naming the installed program.
@@ -102,10 +111,10 @@ import Testing
         }
         #expect(try BinaryMarkers.found(BinaryMarkers.keybag, in: prefix + "/libexec/trousseau/securityd") == [])
         // Both say the version the installation (and a package made from this checkout) carries.
-        let version = try run("/bin/bash", [Self.repository.path + "/scripts/version"], environment: CommandRunner.hostEnvironment).stdout
+        let version = try await run("/bin/bash", [Self.repository.path + "/scripts/version"], environment: CommandRunner.hostEnvironment).stdout
         #expect(version.hasPrefix("0.") && version.contains("+g"), "\(version)")
-        #expect(try run(prefix + "/bin/security", ["--version"], environment: [:]).stdout == "security (Trousseau) " + version)
-        #expect(try run(prefix + "/libexec/trousseau/securityd", ["--version"], environment: [:]).stdout == "securityd (Trousseau) " + version)
+        #expect(try await run(prefix + "/bin/security", ["--version"], environment: [:]).stdout == "security (Trousseau) " + version)
+        #expect(try await run(prefix + "/libexec/trousseau/securityd", ["--version"], environment: [:]).stdout == "securityd (Trousseau) " + version)
         #expect(try BinaryMarkers.found(BinaryMarkers.keybag, in: prefix + "/libexec/trousseau/trousseau-enclave") == BinaryMarkers.keybag)
         #expect(try BinaryMarkers.found(BinaryMarkers.network, in: prefix + "/libexec/trousseau/securityd") == [])
         let service = try String(contentsOfFile: prefix + "/lib/systemd/user/trousseau-securityd.service", encoding: .utf8)
@@ -120,30 +129,30 @@ import Testing
         #expect(secretUnit.contains("BusName=org.freedesktop.secrets\nExecStart=\(prefix)/libexec/trousseau/securityd --secret-service\n"))
 
         // Another package's program, nothing of ours in its environment.
-        let consumer = try buildConsumer()
+        let consumer = try await buildConsumer()
         let alice = try user("alice")
-        let first = try run(consumer, ["add"], environment: alice)
+        let first = try await run(consumer, ["add"], environment: alice)
         #expect(first.status == 0 && first.stdout == "from another package\n", "\(first.stdout)\(first.stderr)")
         let home = alice["HOME"]! + "/.local/share/trousseau"
         let daemon = try #require(DaemonControl.pid(home: home), "a daemon serves the default keychain")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(daemon)/exe") == prefix + "/libexec/trousseau/securityd")
-        #expect(try run(prefix + "/bin/security", ["find-generic-password", "-s", "consumer.example", "-w"], environment: alice).stdout == "from another package\n")
+        #expect(try await run(prefix + "/bin/security", ["find-generic-password", "-s", "consumer.example", "-w"], environment: alice).stdout == "from another package\n")
 
         // An upgrade in place keeps the keychain.
         DaemonControl.stop(home: home)
-        #expect(try install().status == 0)
-        #expect(try run(consumer, [], environment: alice).stdout == "from another package\n")
+        #expect(try await install().status == 0)
+        #expect(try await run(consumer, [], environment: alice).stdout == "from another package\n")
 
         // Half installed: the missing file is named, at once.
         DaemonControl.stop(home: home)
         try FileManager.default.removeItem(atPath: prefix + "/libexec/trousseau/securityd")
-        let half = try run(prefix + "/bin/security", ["find-generic-password", "-s", "consumer.example", "-w"], environment: alice)
+        let half = try await run(prefix + "/bin/security", ["find-generic-password", "-s", "consumer.example", "-w"], environment: alice)
         #expect(half.status != 0)
         #expect(half.stderr.contains("\(prefix)/libexec/trousseau/securityd"), "\(half.stderr)")
-        #expect(try run(consumer, [], environment: alice).stdout == "SecItemCopyMatching -25291\n")
+        #expect(try await run(consumer, [], environment: alice).stdout == "SecItemCopyMatching -25291\n")
 
         // Uninstalled: every file of the manifest goes, the keychain stays.
-        let removed = try install(["--uninstall"])
+        let removed = try await install(["--uninstall"])
         #expect(removed.status == 0, "\(removed.stderr)")
         for file in manifest { #expect(!FileManager.default.fileExists(atPath: prefix + "/" + file), "\(file) left behind") }
         #expect(!FileManager.default.fileExists(atPath: prefix + "/libexec"))
@@ -153,16 +162,16 @@ import Testing
     /// Two users of one machine: each gets a daemon and a socket of their own, and neither
     /// reaches the other's (root only: the test takes two uids with setpriv).
     @Test(.enabled(if: getuid() == 0, "needs root: setpriv to two other uids (the other tests cover one user)"))
-    func twoUsersCannotReachEachOthersDaemon() throws {
+    func twoUsersCannotReachEachOthersDaemon() async throws {
         // Other users reach the installation as they would /usr/local.
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory)
-        #expect(try install().status == 0)
+        #expect(try await install().status == 0)
         var environments: [[String: String]] = []
         for (name, uid) in [("ann", 40_001), ("bob", 40_002)] {
             let environment = try user(name)
             try FileManager.default.setAttributes([.ownerAccountID: uid, .groupOwnerAccountID: uid, .posixPermissions: 0o700], ofItemAtPath: environment["HOME"]!)
             environments.append(environment)
-            let stored = try run(
+            let stored = try await run(
                 "/usr/bin/setpriv", ["--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups", prefix + "/bin/security", "add-generic-password", "-a", name, "-s", "two-users", "-w", "secret of " + name],
                 environment: environment)
             #expect(stored.status == 0, "\(stored.stderr)")
@@ -170,61 +179,61 @@ import Testing
         // bob cannot connect to ann's socket, nor open her keychain with a daemon of his own.
         let annSocket = "/tmp/trousseau-40001/default.sock"
         #expect(FileManager.default.fileExists(atPath: annSocket))
-        let connect = try run(
+        let connect = try await run(
             "/usr/bin/setpriv",
             ["--reuid", "40002", "--regid", "40002", "--clear-groups", "/usr/bin/python3", "-c", "import socket; socket.socket(socket.AF_UNIX).connect('\(annSocket)')"],
             environment: environments[1])
         #expect(connect.status != 0 && connect.stderr.contains("PermissionError"), "\(connect.stderr)")
         var intruder = environments[1]
         intruder["KEYCHAIN_HOME"] = environments[0]["HOME"]! + "/.local/share/trousseau"
-        let read = try run(
+        let read = try await run(
             "/usr/bin/setpriv", ["--reuid", "40002", "--regid", "40002", "--clear-groups", prefix + "/bin/security", "find-generic-password", "-a", "ann", "-w"],
             environment: intruder)
         #expect(read.status != 0 && !read.stdout.contains("secret of ann"))
-        let own = try run(
+        let own = try await run(
             "/usr/bin/setpriv", ["--reuid", "40002", "--regid", "40002", "--clear-groups", prefix + "/bin/security", "find-generic-password", "-a", "bob", "-w"],
             environment: environments[1])
         #expect(own.stdout == "secret of bob\n")
         for (uid, environment) in zip([40_001, 40_002], environments) {
-            _ = try? run("/usr/bin/pkill", ["-U", "\(uid)", "-f", "securityd"], environment: environment)
+            _ = try? await run("/usr/bin/pkill", ["-U", "\(uid)", "-f", "securityd"], environment: environment)
         }
     }
 
     /// `scripts/demo` installs what building `security`, securityd and the enclave needs —
     /// no browser, keyring daemon, PAM tool or database server, which only the tests use.
-    @Test func theDemoInstallsOnlyWhatBuildingNeeds() throws {
+    @Test func theDemoInstallsOnlyWhatBuildingNeeds() async throws {
         let deps = Self.repository.path + "/scripts/install-deps"
-        let build = try run("/bin/bash", [deps, "--build", "--list"], environment: CommandRunner.hostEnvironment)
+        let build = try await run("/bin/bash", [deps, "--build", "--list"], environment: CommandRunner.hostEnvironment)
         #expect(build.status == 0 && build.stdout == "libsqlite3-dev\nlibssl-dev\nlibsystemd-dev\nlibsodium-dev\nlibtss2-dev\n", "\(build.stdout)\(build.stderr)")
-        let everything = try run("/bin/bash", [deps, "--list"], environment: CommandRunner.hostEnvironment).stdout.split(separator: "\n").map(String.init)
+        let everything = try await run("/bin/bash", [deps, "--list"], environment: CommandRunner.hostEnvironment).stdout.split(separator: "\n").map(String.init)
         let testsOnly = ["chromium", "gnome-keyring", "pamtester", "libpam0g-dev", "bubblewrap", "postgresql-15", "libsecret-tools"]
         #expect(testsOnly.allSatisfy(everything.contains) && build.stdout.split(separator: "\n").allSatisfy { everything.contains(String($0)) }, "\(everything)")
         let demo = try String(contentsOfFile: Self.repository.path + "/scripts/demo", encoding: .utf8)
         #expect(demo.contains("\nscripts/install-deps --build\n"))
-        #expect(try run("/bin/bash", [deps, "--bogus"], environment: CommandRunner.hostEnvironment).status == 64)
+        #expect(try await run("/bin/bash", [deps, "--bogus"], environment: CommandRunner.hostEnvironment).status == 64)
     }
 
     /// The Debian package, installed with apt on this machine, used by a new user, removed:
     /// nothing of it left (root, with dpkg and apt).
     @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/apt-get"), "needs root and apt"))
-    func theDebianPackageInstallsServesANewUserAndRemovesCleanly() throws {
+    func theDebianPackageInstallsServesANewUserAndRemovesCleanly() async throws {
         // A package removed but not purged ("config-files", left by an earlier run) may be
         // replaced; an installed one belongs to someone and is not touched.
-        let status = try run("/usr/bin/dpkg-query", ["-W", "-f=${db:Status-Status}", "trousseau"], environment: CommandRunner.hostEnvironment)
+        let status = try await run("/usr/bin/dpkg-query", ["-W", "-f=${db:Status-Status}", "trousseau"], environment: CommandRunner.hostEnvironment)
         try #require(status.stdout != "installed", "a trousseau package is installed already; not touching it")
-        let built = try run("/bin/bash", [Self.repository.path + "/scripts/package-deb", "--out", directory + "/deb"], environment: CommandRunner.hostEnvironment)
+        let built = try await run("/bin/bash", [Self.repository.path + "/scripts/package-deb", "--out", directory + "/deb"], environment: CommandRunner.hostEnvironment)
         try #require(built.status == 0, "\(built.stderr)")
         let package = built.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let packaged = try run("/usr/bin/dpkg-deb", ["-f", package, "Version"], environment: CommandRunner.hostEnvironment).stdout
-        let control = try run("/usr/bin/dpkg-deb", ["-f", package, "Depends"], environment: CommandRunner.hostEnvironment)
+        let packaged = try await run("/usr/bin/dpkg-deb", ["-f", package, "Version"], environment: CommandRunner.hostEnvironment).stdout
+        let control = try await run("/usr/bin/dpkg-deb", ["-f", package, "Depends"], environment: CommandRunner.hostEnvironment)
         #expect(control.stdout.contains("libsqlite3-0") && control.stdout.contains("libssl3"), "\(control.stdout)")
         // Debian's conventions: no error or warning from lintian (its one override says why),
         // a manual page for each program, completions where each shell looks.
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/lintian") {
-            let lintian = try run("/usr/bin/lintian", [package], environment: CommandRunner.hostEnvironment)
+            let lintian = try await run("/usr/bin/lintian", [package], environment: CommandRunner.hostEnvironment)
             #expect(lintian.status == 0 && lintian.stdout.isEmpty, "lintian: \(lintian.stdout)\(lintian.stderr)")
         }
-        let contents = try run("/usr/bin/dpkg-deb", ["-c", package], environment: CommandRunner.hostEnvironment).stdout
+        let contents = try await run("/usr/bin/dpkg-deb", ["-c", package], environment: CommandRunner.hostEnvironment).stdout
         for file in [
             "usr/share/man/man1/security.1.gz", "usr/share/man/man1/keychain-access.1.gz", "usr/share/man/man8/securityd.8.gz",
             "usr/share/bash-completion/completions/security", "usr/share/zsh/vendor-completions/_security",
@@ -235,37 +244,37 @@ import Testing
 
         var apt = CommandRunner.hostEnvironment
         apt["DEBIAN_FRONTEND"] = "noninteractive"
-        let installed = try run("/usr/bin/apt-get", ["install", "-y", "-qq", package], environment: apt)
+        let installed = try await run("/usr/bin/apt-get", ["install", "-y", "-qq", package], environment: apt)
         try #require(installed.status == 0, "\(installed.stdout)\(installed.stderr)")
-        #expect(try run("/usr/bin/security", ["--version"], environment: [:]).stdout == "security (Trousseau) " + packaged, "the package's own version")
+        #expect(try await run("/usr/bin/security", ["--version"], environment: [:]).stdout == "security (Trousseau) " + packaged, "the package's own version")
         let user = "trdeb\(getpid() % 100_000)"
         defer {
-            _ = try? run("/usr/bin/pkill", ["-u", user], environment: apt)
+            _ = try? runNow("/usr/bin/pkill", ["-u", user], environment: apt)
             usleep(300_000)
-            _ = try? run("/usr/sbin/userdel", ["-rf", user], environment: apt)
-            _ = try? run("/usr/bin/apt-get", ["purge", "-y", "-qq", "trousseau"], environment: apt)
+            _ = try? runNow("/usr/sbin/userdel", ["-rf", user], environment: apt)
+            _ = try? runNow("/usr/bin/apt-get", ["purge", "-y", "-qq", "trousseau"], environment: apt)
         }
-        let files = try run("/usr/bin/dpkg", ["-L", "trousseau"], environment: apt).stdout.split(separator: "\n").map(String.init)
+        let files = try await run("/usr/bin/dpkg", ["-L", "trousseau"], environment: apt).stdout.split(separator: "\n").map(String.init)
         #expect(files.contains("/usr/bin/security") && files.contains("/usr/libexec/trousseau/securityd"))
         #expect(FileManager.default.fileExists(atPath: "/etc/systemd/user/sockets.target.wants/trousseau-securityd.socket"), "enabled for new sessions")
         #expect(FileManager.default.fileExists(atPath: "/etc/systemd/system/sockets.target.wants/trousseau-system.socket"), "the System keychain's socket is enabled")
         #expect(files.contains("/usr/lib/systemd/system/trousseau-system.service"))
         #expect(files.contains("/usr/share/dbus-1/services/org.freedesktop.secrets.service"))
-        let diversions = try run("/usr/bin/dpkg-divert", ["--list", "/usr/share/dbus-1/services/org.freedesktop.secrets.service"], environment: apt)
+        let diversions = try await run("/usr/bin/dpkg-divert", ["--list", "/usr/share/dbus-1/services/org.freedesktop.secrets.service"], environment: apt)
         #expect(diversions.stdout.contains("by trousseau"), "gnome-keyring's activation file is diverted: \(diversions.stdout)")
 
         // A fresh user, nothing but a login shell's environment.
-        #expect(try run("/usr/sbin/useradd", ["-m", "-s", "/bin/sh", user], environment: apt).status == 0)
-        let session = try run(
+        #expect(try await run("/usr/sbin/useradd", ["-m", "-s", "/bin/sh", user], environment: apt).status == 0)
+        let session = try await run(
             "/bin/su", ["-", user, "-c", "security add-generic-password -a me -s package -w from-the-package && security find-generic-password -a me -s package -w"],
             environment: apt)
         #expect(session.stdout == "from-the-package\n", "\(session.stdout)\(session.stderr)")
-        _ = try run("/usr/bin/pkill", ["-u", user], environment: apt)
+        _ = try await run("/usr/bin/pkill", ["-u", user], environment: apt)
         usleep(300_000)
 
-        let removed = try run("/usr/bin/apt-get", ["purge", "-y", "-qq", "trousseau"], environment: apt)
+        let removed = try await run("/usr/bin/apt-get", ["purge", "-y", "-qq", "trousseau"], environment: apt)
         #expect(removed.status == 0, "\(removed.stderr)")
-        let purged = try run("/usr/bin/dpkg-query", ["-W", "-f=${db:Status-Status}", "trousseau"], environment: apt)
+        let purged = try await run("/usr/bin/dpkg-query", ["-W", "-f=${db:Status-Status}", "trousseau"], environment: apt)
         #expect(purged.stdout.isEmpty || purged.stdout == "not-installed", "purged, not left as \(purged.stdout)")
         #expect(!FileManager.default.fileExists(atPath: "/var/lib/dpkg/info/trousseau.list"))
         var isDirectory: ObjCBool = false
@@ -276,7 +285,7 @@ import Testing
             return path != activation || (try? String(contentsOfFile: path, encoding: .utf8))?.contains("securityd") == true
         }
         #expect(left.isEmpty, "left behind: \(left)")
-        let undiverted = try run("/usr/bin/dpkg-divert", ["--list", "/usr/share/dbus-1/services/org.freedesktop.secrets.service"], environment: apt)
+        let undiverted = try await run("/usr/bin/dpkg-divert", ["--list", "/usr/share/dbus-1/services/org.freedesktop.secrets.service"], environment: apt)
         #expect(!undiverted.stdout.contains("trousseau"), "the diversion is gone: \(undiverted.stdout)")
         #expect(!FileManager.default.fileExists(atPath: "/usr/libexec/trousseau"))
         #expect(!FileManager.default.fileExists(atPath: "/etc/systemd/user/sockets.target.wants/trousseau-securityd.socket"))
