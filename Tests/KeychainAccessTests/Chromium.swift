@@ -172,11 +172,12 @@ final class Chromium: @unchecked Sendable {
         }
 
         /// Clicks the first element matching `selector` whose text is `text`, once there is
-        /// one: a page just navigated to may still be filling its list (a CI run under load
-        /// once looked before the list was there).
+        /// one: a page just navigated to may still be filling its list. Two fresh-clone runs
+        /// on two loaded cores (a release build beside the suite) found no link after 10 s;
+        /// this waits 30 s and, if it is still missing, throws what the page shows.
         func click(_ selector: String, text: String) throws {
             let find = "Array.from(document.querySelectorAll(\(Self.quoted(selector)))).findIndex((e) => e.textContent.trim() === \(Self.quoted(text)))"
-            try? wait("\(find) >= 0")
+            try wait("\(find) >= 0", timeout: 30)
             let index = try evaluate(find) as? Int ?? -1
             guard index >= 0 else { throw Failure("no \(selector) reading \(text)") }
             try click("\(selector):nth-match-\(index)")
