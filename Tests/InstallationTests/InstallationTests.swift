@@ -28,11 +28,12 @@ import Testing
 
     /// Runs `executable` with `environment` alone — and TROUSSEAU_TPM=off, so that a keychain
     /// made as root never lands in the machine's TPM (whose lockout counter is everyone's) —
-    /// off the cooperative pool (``CommandRunner/runOffPool(executable:_:environment:input:clearing:in:)``):
-    /// this suite's builds take minutes.
+    /// on a thread of its own (``onThread(_:)``), not the cooperative pool: this suite's builds
+    /// take minutes.
     @discardableResult
     func run(_ executable: String, _ arguments: [String], environment: [String: String], in workingDirectory: String? = nil) async throws -> CommandResult {
-        try await CommandRunner.runOffPool(executable: executable, arguments, environment: Self.environment(environment), clearing: true, in: workingDirectory)
+        let environment = Self.environment(environment)
+        return try await onThread { try CommandRunner.run(executable: executable, arguments, environment: environment, clearing: true, in: workingDirectory) }
     }
 
     /// The same, on this thread: for a clean-up of a few quick commands in a `defer`.

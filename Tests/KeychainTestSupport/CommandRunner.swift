@@ -175,26 +175,4 @@ public enum DaemonControl {
     }
 }
 
-extension CommandRunner {
-    /// ``run(executable:_:environment:input:clearing:in:)`` on a thread of its own, for a
-    /// command that takes minutes (a build, a client's own suite).
-    ///
-    /// A synchronous test runs on Swift's cooperative pool, which on Linux has one thread per
-    /// core: on CI's two cores, the installation test's release build and its consumer's
-    /// build, each waiting in a synchronous test, left no thread for any other suite's tasks,
-    /// and a socket's hint, received at once, waited behind them until its 60 s timer fired.
-    public static func runOffPool(
-        executable: String, _ arguments: [String], environment: [String: String] = [:], input: String = "", clearing: Bool = false,
-        in workingDirectory: String? = nil
-    ) async throws -> CommandResult {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(
-                    with: Result {
-                        try run(executable: executable, arguments, environment: environment, input: input, clearing: clearing, in: workingDirectory)
-                    })
-            }.start()
-        }
-    }
-}
 #endif
