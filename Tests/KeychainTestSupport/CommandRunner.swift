@@ -174,5 +174,4 @@ public enum DaemonControl {
         return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first != "Z" || threads > 1
     }
 }
-
 #endif
