@@ -9,7 +9,8 @@ import Hummingbird
 /// 1. `Host` must be the window's own address (127.0.0.1 or localhost, its port): anything
 ///    else is DNS rebinding or a proxy — 421, nothing done.
 /// 2. `GET /login?token=` exchanges the one-time token for the session cookie (once).
-/// 3. Without the session cookie — 403.
+/// 3. Without the session cookie — 403; from a page other than the window's own
+///    (`Sec-Fetch-Site` neither `same-origin` nor `none`) — 403.
 /// 4. A request that may change something (not GET or HEAD) must come from the page's own
 ///    `Origin` and carry the synchronizer token (`X-CSRF-Token`, or the form's `csrf`
 ///    field) — 403.
@@ -51,6 +52,13 @@ struct AccessGuard: RouterMiddleware {
         guard session.isSessionCookie(request.cookies[AccessSession.cookieName]?.value) else {
             return Self.refusal(.forbidden, "No session: open the window with the link keychain-access gave.")
         }
+        // Another port of 127.0.0.1 is the same *site*, so its pages' links and `<img>`s carry
+        // the SameSite=Strict cookie: a GET could list items, reset the auto-lock timer or put
+        // chosen words in a notice. Browsers say where a request came from (Fetch Metadata):
+        // only the window's own page, or the user (the address bar, a bookmark), may ask.
+        if let site = request.headers[.secFetchSite], site != "same-origin", site != "none" {
+            return Self.refusal(.forbidden, "This request did not come from the window's own page.")
+        }
         activity.touch()
         guard request.method != .get, request.method != .head else { return try await next(request, context) }
         guard let origin = request.headers[.origin], session.isOwnOrigin(origin) else {
@@ -81,6 +89,7 @@ struct AccessGuard: RouterMiddleware {
 
 extension HTTPField.Name {
     static let csrfToken = Self("X-CSRF-Token")!
+    static let secFetchSite = Self("Sec-Fetch-Site")!
     static let referrerPolicy = Self("Referrer-Policy")!
     static let xContentTypeOptions = Self("X-Content-Type-Options")!
     static let xFrameOptions = Self("X-Frame-Options")!

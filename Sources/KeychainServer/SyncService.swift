@@ -119,10 +119,22 @@ final class SyncService: Sendable {
         return try status()
     }
 
-    /// Turns sync off: forgets the account and its state; every item stays.
+    /// Turns sync off: revokes this device's credential on the server (when it can be reached),
+    /// then forgets the account and its state; every item stays. It does not remove itself from
+    /// the circle's device list: a removal changes the zone's keys, which a device leaving
+    /// should not be the one to make and keep; another member's `remove-device` does that
+    /// (docs/SECURITY.md, "Turning sync off").
     func disable() throws {
         try rounds.withLock { _ in
             guard try store.syncAccount() != nil else { throw Self.off }
+            if let circle = try? circle() {
+                do {
+                    try revoke(circle.device, circle.client)
+                    DaemonLog.logger.notice("sync: this device's credential is revoked")
+                } catch {
+                    DaemonLog.logger.notice("sync: turning off without revoking this device's credential (\(error)): the server keeps it until another member removes the device")
+                }
+            }
             try store.disableSync()
             stopHints()
             state.withLock {
