@@ -8,7 +8,8 @@ import Hummingbird
 ///    alone does not prove that, since browsers send it to every port of 127.0.0.1 — 403.
 /// 1. `Host` must be the window's own address (127.0.0.1 or localhost, its port): anything
 ///    else is DNS rebinding or a proxy — 421, nothing done.
-/// 2. `GET /login?token=` exchanges the one-time token for the session cookie (once).
+/// 2. `GET /login?token=` exchanges the one-time token for the session cookie (once), with a
+///    page that goes on to `/`.
 /// 3. Without the session cookie — 403; from a page other than the window's own
 ///    (`Sec-Fetch-Site` neither `same-origin` nor `none`) — 403.
 /// 4. A request that may change something (not GET or HEAD) must come from the page's own
@@ -45,7 +46,13 @@ struct AccessGuard: RouterMiddleware {
             guard request.method == .get, let token = request.uri.queryParameters["token"], session.redeem(token) else {
                 return Self.refusal(.forbidden, "This link has been used. Run keychain-access again to open the window.")
             }
-            var response = Response.redirect(to: "/", type: .normal)
+            // A page of the window's own that goes on to `/`, not a 303: the browser usually
+            // comes from the launch file (file://), and a redirect would keep that cross-site
+            // start, for which the browser withholds the SameSite=Strict cookie just set. From
+            // this page the next request is the window's own (`Sec-Fetch-Site: same-origin`).
+            var response = Response(
+                status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: Self.enteringPage)))
             response.setCookie(Cookie(name: AccessSession.cookieName, value: session.cookie, path: "/", httpOnly: true, sameSite: .strict))
             return response
         }
@@ -72,6 +79,15 @@ struct AccessGuard: RouterMiddleware {
         }
         return try await next(request, context)
     }
+
+    /// What `/login` answers: on to `/` at once (a refresh is navigation, which the content
+    /// security policy does not govern; no script).
+    static let enteringPage = """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=/"><title>Keychain Access</title></head>
+        <body><p><a href="/">Open Keychain Access</a></p></body></html>
+
+        """
 
     static func addHeaders(_ headers: inout HTTPFields) {
         headers[.contentSecurityPolicy] =

@@ -151,15 +151,23 @@ final class Chromium: @unchecked Sendable {
         }
 
         /// The statuses of the responses this page received for URLs starting with `prefix`
-        /// (after ``enableNetworkEvents()``), in order.
+        /// (after ``enableNetworkEvents()``), in order: from `responseReceivedExtraInfo`, which
+        /// Chromium sends also for a response it then blocks from the page (an image that is
+        /// not one, cross-origin), matched to its request by id.
         func responseStatuses(startingWith prefix: String) throws -> [Int] {
             try evaluate("1")  // reads what has arrived
-            return browser.events.compactMap { event -> Int? in
-                guard event["method"] as? String == "Network.responseReceived", event["sessionId"] as? String == session,
-                    let response = (event["params"] as? [String: Any])?["response"] as? [String: Any],
-                    let url = response["url"] as? String, url.hasPrefix(prefix)
+            let mine = browser.events.filter { $0["sessionId"] as? String == session }
+            let requests = Set(mine.compactMap { event -> String? in
+                guard event["method"] as? String == "Network.requestWillBeSent", let parameters = event["params"] as? [String: Any],
+                    let url = (parameters["request"] as? [String: Any])?["url"] as? String, url.hasPrefix(prefix)
                 else { return nil }
-                return response["status"] as? Int
+                return parameters["requestId"] as? String
+            })
+            return mine.compactMap { event -> Int? in
+                guard event["method"] as? String == "Network.responseReceivedExtraInfo", let parameters = event["params"] as? [String: Any],
+                    let id = parameters["requestId"] as? String, requests.contains(id)
+                else { return nil }
+                return parameters["statusCode"] as? Int
             }
         }
 

@@ -82,7 +82,7 @@ import Testing
         // What docs/SECURITY.md says it does learn of a record: its id, which is the item's uuid
         // (the uuid column of each device's keychain.db), and, in the envelope, the writer's
         // device id and the parent key's id (which class key: the protection class's group).
-        for visible in [record, devices[0].id.rawValue, SharedSyncKeys.classKeyID.rawValue] {
+        for visible in [record, devices[0].id.rawValue, SharedSyncKeys.classAKeyID.rawValue] {  // class A: an item's default
             #expect(file.range(of: Data(visible.utf8)) != nil, "\(visible) is not in the server's database: docs/SECURITY.md is wrong")
         }
         }

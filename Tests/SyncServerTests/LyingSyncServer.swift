@@ -7,6 +7,10 @@ import Logging
 import SyncProtocol
 @testable import SyncServer
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// The device a request to the lying server comes from (its credential's), for lies told to
 /// one device and not another.
 enum Requester {

@@ -64,7 +64,7 @@ final class RawHTTPConnection {
     func request(_ method: String, _ path: String, authorization: String? = nil, json: Data? = nil) throws -> (status: Int, body: Data) {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
         if let authorization { head += "Authorization: \(authorization)\r\n" }
-        if let json { head += "Content-Type: application/json\r\n" }
+        if json != nil { head += "Content-Type: application/json\r\n" }
         head += "Content-Length: \(json?.count ?? 0)\r\n\r\n"
         guard send(Array(head.utf8) + Array(json ?? Data())) else { throw SyncTestError(description: "the server closed the connection") }
         return try readResponse()

@@ -104,6 +104,29 @@ extension MaliciousServerTests {
         await server.stop()
     }
 
+    /// Finding 6: `sync disable` revokes the device's own credential before it forgets it, so
+    /// the server stops serving the device that left (the user is told to remove it from the
+    /// device list on another device, which rotates the keys).
+    @Test func turningSyncOffRevokesTheDevicesCredential() async throws {
+        let server = try await LyingSyncServer.start(.sqlite)
+        let b = try await onThread { [self] in
+            try circle(server, three: false)
+            return try id(1)
+        }
+        let credential = try #require(server.store.credentials.withLock { $0[b] })
+        #expect(try await server.send("GET", "/v1/membership", authorization: credential).status == 200)
+        try await onThread { [self] in
+            let off = try security(1, "sync", "disable")
+            #expect(off.status == 0, "\(off.stderr)")
+            #expect(off.stdout.contains("security sync remove-device"), "\(off.stdout)")
+            #expect(try status(1) == "sync: off\n")
+            #expect(try status(0).contains("devices: 2"), "A still counts B until it removes it")
+            #expect(try security(0, "sync", "remove-device", b.rawValue).status == 0, "the removal from another member still works")
+        }
+        #expect(try await server.send("GET", "/v1/membership", authorization: credential).status == 401)
+        await server.stop()
+    }
+
     /// Finding 2, the device's side: a server that serves an entry that does not verify after
     /// the real chain. A passes over it and says so; its rounds go on, and it still removes B
     /// from the chain it verified (the server takes the removal at the verified end).
