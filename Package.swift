@@ -367,7 +367,7 @@ let package = Package(
         .target(
             name: "SyncServer",
             dependencies: [
-                "KeychainModel", "SyncProtocol",
+                "KeychainModel", "SyncProtocol", "SyncCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

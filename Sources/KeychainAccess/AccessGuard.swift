@@ -8,8 +8,10 @@ import Hummingbird
 ///    alone does not prove that, since browsers send it to every port of 127.0.0.1 — 403.
 /// 1. `Host` must be the window's own address (127.0.0.1 or localhost, its port): anything
 ///    else is DNS rebinding or a proxy — 421, nothing done.
-/// 2. `GET /login?token=` exchanges the one-time token for the session cookie (once).
-/// 3. Without the session cookie — 403.
+/// 2. `GET /login?token=` exchanges the one-time token for the session cookie (once), with a
+///    page that goes on to `/`.
+/// 3. Without the session cookie — 403; from a page other than the window's own
+///    (`Sec-Fetch-Site` neither `same-origin` nor `none`) — 403.
 /// 4. A request that may change something (not GET or HEAD) must come from the page's own
 ///    `Origin` and carry the synchronizer token (`X-CSRF-Token`, or the form's `csrf`
 ///    field) — 403.
@@ -44,12 +46,25 @@ struct AccessGuard: RouterMiddleware {
             guard request.method == .get, let token = request.uri.queryParameters["token"], session.redeem(token) else {
                 return Self.refusal(.forbidden, "This link has been used. Run keychain-access again to open the window.")
             }
-            var response = Response.redirect(to: "/", type: .normal)
+            // A page of the window's own that goes on to `/`, not a 303: the browser usually
+            // comes from the launch file (file://), and a redirect would keep that cross-site
+            // start, for which the browser withholds the SameSite=Strict cookie just set. From
+            // this page the next request is the window's own (`Sec-Fetch-Site: same-origin`).
+            var response = Response(
+                status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: Self.enteringPage)))
             response.setCookie(Cookie(name: AccessSession.cookieName, value: session.cookie, path: "/", httpOnly: true, sameSite: .strict))
             return response
         }
         guard session.isSessionCookie(request.cookies[AccessSession.cookieName]?.value) else {
             return Self.refusal(.forbidden, "No session: open the window with the link keychain-access gave.")
+        }
+        // Another port of 127.0.0.1 is the same *site*, so its pages' links and `<img>`s carry
+        // the SameSite=Strict cookie: a GET could list items, reset the auto-lock timer or put
+        // chosen words in a notice. Browsers say where a request came from (Fetch Metadata):
+        // only the window's own page, or the user (the address bar, a bookmark), may ask.
+        if let site = request.headers[.secFetchSite], site != "same-origin", site != "none" {
+            return Self.refusal(.forbidden, "This request did not come from the window's own page.")
         }
         activity.touch()
         guard request.method != .get, request.method != .head else { return try await next(request, context) }
@@ -64,6 +79,15 @@ struct AccessGuard: RouterMiddleware {
         }
         return try await next(request, context)
     }
+
+    /// What `/login` answers: on to `/` at once (a refresh is navigation, which the content
+    /// security policy does not govern; no script).
+    static let enteringPage = """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=/"><title>Keychain Access</title></head>
+        <body><p><a href="/">Open Keychain Access</a></p></body></html>
+
+        """
 
     static func addHeaders(_ headers: inout HTTPFields) {
         headers[.contentSecurityPolicy] =
@@ -81,6 +105,7 @@ struct AccessGuard: RouterMiddleware {
 
 extension HTTPField.Name {
     static let csrfToken = Self("X-CSRF-Token")!
+    static let secFetchSite = Self("Sec-Fetch-Site")!
     static let referrerPolicy = Self("Referrer-Policy")!
     static let xContentTypeOptions = Self("X-Content-Type-Options")!
     static let xFrameOptions = Self("X-Frame-Options")!

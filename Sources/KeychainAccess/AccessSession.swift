@@ -17,6 +17,10 @@ public final class AccessSession: Sendable {
     /// The synchronizer token every state-changing request carries (a form field or the
     /// `X-CSRF-Token` header), 256 random bits.
     let csrf: String
+    /// This run's name, 128 random bits, which the page and every `/live` message carry: a
+    /// page reloads only for a message of the run that served it, never for a server that
+    /// took the port after this one stopped.
+    let run: String
     private let launchToken: BlockingMutex<String?>
     /// The redirect file, removed once its token is used.
     private let redirectFile = BlockingMutex<String?>(nil)
@@ -27,6 +31,7 @@ public final class AccessSession: Sendable {
     public init() {
         cookie = Self.randomToken()
         csrf = Self.randomToken()
+        run = String(Self.randomToken().prefix(32))
         launchToken = BlockingMutex(Self.randomToken())
     }
 

@@ -59,7 +59,7 @@ public enum LiveState {
                 group.addTask {
                     var last = ""
                     while !Task.isCancelled {
-                        let message = snapshot(directory)
+                        let message = snapshot(directory, run: session.run)
                         if message != last {
                             try await outbound.write(.text(message))
                             last = message
@@ -74,14 +74,15 @@ public enum LiveState {
         return router
     }
 
-    /// `{"generation":"…"}`, or `{"offline":"…"}` while securityd cannot be reached. Reads
-    /// no item: reading decrypts, and would keep the keychain from locking after its timeout.
-    static func snapshot(_ directory: KeychainDirectory) -> String {
+    /// `{"run":"…","generation":"…"}`, or `{"run":"…","offline":"…"}` while securityd cannot be
+    /// reached (`run`: ``AccessSession/run``). Reads no item: reading decrypts, and would keep
+    /// the keychain from locking after its timeout.
+    static func snapshot(_ directory: KeychainDirectory, run: String) -> String {
         let keychains = directory.keychains()
         guard let changes = keychains.first?.changeCount else {
-            return #"{"offline":"securityd cannot be reached"}"#
+            return #"{"run":""# + run + #"","offline":"securityd cannot be reached"}"#
         }
-        return #"{"generation":""# + generation(of: keychains, changes: changes) + #""}"#
+        return #"{"run":""# + run + #"","generation":""# + generation(of: keychains, changes: changes) + #""}"#
     }
 
     /// A digest of what the page shows: each keychain's lock state, and securityd's count of

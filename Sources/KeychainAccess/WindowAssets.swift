@@ -199,6 +199,8 @@ enum WindowAssets {
           }
 
           // Live state: reload when the keychain changed elsewhere (unless the user is typing).
+          // Only for a message of the run that served this page, and never after its socket
+          // closed: once keychain-access stops, anyone may take its port (docs/SECURITY.md).
           const busy = () => (dialog && dialog.open) || (search && search.value) ||
             Array.from(document.querySelectorAll("input:not([type=hidden]):not([type=search]),textarea"))
               .some((field) => field.type === "checkbox" ? field.checked !== field.defaultChecked : field.value !== field.defaultValue) ||
@@ -209,6 +211,7 @@ enum WindowAssets {
             const offline = $("#offline");
             socket.addEventListener("message", (event) => {
               const state = JSON.parse(event.data);
+              if (state.run !== document.body.dataset.run) { socket.close(); return; }
               if (state.offline) { offline.textContent = "securityd cannot be reached. This page will recover when it is back."; offline.hidden = false; return; }
               offline.hidden = true;
               const shown = document.body.dataset.generation;
@@ -220,7 +223,6 @@ enum WindowAssets {
             socket.addEventListener("close", () => {
               offline.textContent = "Keychain Access has stopped: run keychain-access to open it again.";
               offline.hidden = false;
-              setTimeout(connect, 2000);
             });
           };
           connect();

@@ -69,7 +69,7 @@ public struct WindowRoutes: Sendable {
         let category = ItemCategory(rawValue: request.uri.queryParameters["category"].map(String.init) ?? "") ?? .all
         var context: [String: Any] = [
             "csrf": session.csrf, "keychainID": current.id, "keychainName": current.name, "title": current.name,
-            "generation": "",
+            "generation": "", "run": session.run,
             "keychains": keychains.map { keychain -> [String: Any] in
                 ["id": keychain.id, "name": keychain.name, "current": keychain.id == current.id, "category": category.rawValue,
                  "state": !keychain.available ? "not running" : keychain.locked.map { $0 ? "locked" : "unlocked" } ?? (keychain.isReadOnly ? "read-only" : "unavailable")]

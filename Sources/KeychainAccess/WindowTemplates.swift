@@ -62,7 +62,7 @@ enum WindowTemplates {
         <link rel="icon" href="/assets/icon.svg" type="image/svg+xml">
         <script src="/assets/app.js" defer></script>
         </head>
-        <body data-generation="{{generation}}">
+        <body data-generation="{{generation}}" data-run="{{run}}">
         <header class="toolbar">
           <h1><img src="/assets/icon.svg" alt="" width="24" height="24"> Keychain Access</h1>
           <a class="button" href="/new?kind=password&amp;keychain={{keychainID}}">New Password Item</a>

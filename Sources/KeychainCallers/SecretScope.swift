@@ -6,6 +6,7 @@ public import KeychainModel
 /// | caller | scope |
 /// |---|---|
 /// | a Flatpak app (its `/.flatpak-info`) | its own group, `org.freedesktop.secrets.flatpak.<app id>` |
+/// | a Snap app (its `snap.<instance>.…` systemd unit) | its own group, `org.freedesktop.secrets.snap.<instance>` |
 /// | an app signed for Trousseau | its entitled access groups, new items in its default group |
 /// | any other program of the user | the host group, `org.freedesktop.secrets.host`, shared |
 ///
@@ -38,6 +39,12 @@ public struct SecretScope: Hashable, Sendable, CustomStringConvertible {
     public static func flatpak(_ appID: String) -> SecretScope? {
         guard FlatpakSandbox.isValidApplicationID(appID) else { return nil }
         return SecretScope(description: "flatpak \(appID)", groups: [groupPrefix + "flatpak." + appID])
+    }
+
+    /// The scope of the Snap app whose instance name is `name` (nil for an invalid one).
+    static func snap(_ name: String) -> SecretScope? {
+        guard SnapSandbox.isValidInstanceName(name) else { return nil }
+        return SecretScope(description: "snap \(name)", groups: [groupPrefix + "snap." + name])
     }
 
     /// The scope of a signed app with entitled `accessGroups` (the first is its default).

@@ -74,7 +74,7 @@ extension SyncService {
     }
 
     /// Revokes `device`'s credential; one the server no longer has is revoked already.
-    private func revoke(_ device: SyncIdentifier, _ client: SyncServerClient) throws {
+    func revoke(_ device: SyncIdentifier, _ client: SyncServerClient) throws {
         do {
             try Self.blocking { try await client.revokeDevice(device) }
         } catch let error as KeychainError where error.status == OSStatusCode.itemNotFound {

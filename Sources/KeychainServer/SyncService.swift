@@ -46,6 +46,9 @@ final class SyncService: Sendable {
         var pairings: [Int64: PairingSession] = [:]
         /// Whether rounds run by themselves (``startBackground(interval:)``), not only when asked.
         var background = false
+        /// The first device-list entry the server gave that did not verify, why, and how many
+        /// were passed over with it (the last refresh's; nil when all verified).
+        var unverified: (index: Int64, reason: String, count: Int)?
     }
     let state = BlockingMutex(State())
     /// Held for a whole round (or an enable, or a disable): one at a time.
@@ -116,10 +119,22 @@ final class SyncService: Sendable {
         return try status()
     }
 
-    /// Turns sync off: forgets the account and its state; every item stays.
+    /// Turns sync off: revokes this device's credential on the server (when it can be reached),
+    /// then forgets the account and its state; every item stays. It does not remove itself from
+    /// the circle's device list: a removal changes the zone's keys, which a device leaving
+    /// should not be the one to make and keep; another member's `remove-device` does that
+    /// (docs/SECURITY.md, "Turning sync off").
     func disable() throws {
         try rounds.withLock { _ in
             guard try store.syncAccount() != nil else { throw Self.off }
+            if let circle = try? circle() {
+                do {
+                    try revoke(circle.device, circle.client)
+                    DaemonLog.logger.notice("sync: this device's credential is revoked")
+                } catch {
+                    DaemonLog.logger.notice("sync: turning off without revoking this device's credential (\(error)): the server keeps it until another member removes the device")
+                }
+            }
             try store.disableSync()
             stopHints()
             state.withLock {
@@ -129,6 +144,7 @@ final class SyncService: Sendable {
                 $0.omitted = 0
                 $0.lastRefusal = nil
                 $0.unreached = nil
+                $0.unverified = nil
                 $0.pairings = [:]
             }
             DaemonLog.logger.notice("sync: turned off")
@@ -159,7 +175,8 @@ final class SyncService: Sendable {
             let chain = try store.syncMembership().map { try MembershipRecord(decoding: $0).hash }
             let engine = try KeychainSyncEngine(
                 store: store, sealer: circle.sealer, transport: circle.client, device: circle.device, zone: circle.zone,
-                log: { DaemonLog.logger.log(level: $0, "\($1)") }, chain: chain, removed: Set(circle.membership.removed.keys))
+                log: { DaemonLog.logger.log(level: $0, "\($1)") }, chain: chain, removed: Set(circle.membership.removed.keys),
+                newestRemoval: circle.membership.newestRemoval?.index)
             let report: SyncReport
             do {
                 report = try Self.blocking { try await engine.sync(publishingHead: publishingHead) }
@@ -304,6 +321,21 @@ final class SyncService: Sendable {
                 "a change of the zone's keys waits (for device-list entries the server has not given this device — it may be withholding "
                     + "a device's removal — or for the next unlock): nothing is sent until it is taken")
         }
+        if let removal = try Self.membership(store.syncMembership()).newestRemoval,
+            try (store.syncKeyPointer(zone)?.epoch ?? 0) <= removal.index
+        {
+            notices.append(
+                removal.signer.rawValue == account.device
+                    ? "this device removed a device but did not finish changing the zone's keys: nothing is sent until "
+                        + "`security sync remove-device` is run again for it"
+                    : "the zone's keys predate the removal at device-list entry \(removal.index) and the server has not given this device "
+                        + "the new ones (it may be withholding them): nothing is sent under keys the removed device holds until they come")
+        }
+        if let unverified = state.withLock({ $0.unverified }) {
+            let passed = unverified.count == 1 ? "an entry at index \(unverified.index) that does not" : "\(unverified.count) entries from index \(unverified.index) that do not"
+            notices.append(
+                "the server gave a device list with \(passed) verify (\(unverified.reason)): passed over; this device acts on the \(chainLength) entries it verified")
+        }
         if let (position, since, after) = stall, Date().timeIntervalSince(since) > after {
             let cursor = try store.syncZones().first?.cursor ?? 0
             notices.append(
@@ -361,17 +393,38 @@ final class SyncService: Sendable {
     /// The chain's entries after the pin, from the server: verified to extend it (a chain
     /// that does not is a fork, and nothing is applied), kept, and the circle's members
     /// updated, so records of a device that joined through another member open here.
+    ///
+    /// Entries are taken one by one up to the first that does not verify (garbage appended
+    /// with a stolen credential, a forged or forked entry): that one and the rest are passed
+    /// over and reported (``State/unverified``), and the round goes on with the chain this
+    /// device verified — so one bad entry neither halts the circle nor stops a removal of the
+    /// device that wrote it.
     func refreshMembership(_ circle: Circle) throws -> Circle {
         let client = circle.client
         let after = circle.membership.pin.length - 1
         let entries = try Self.blocking { try await client.membership(after: after) }
-        guard !entries.isEmpty else { return circle }
         var membership = circle.membership
-        try Self.refusing { try membership.extend(with: try entries.map { try MembershipRecord(decoding: $0.entry) }) }
+        var taken: [Data] = []
+        var unverified: (index: Int64, reason: String)?
+        for entry in entries {
+            do throws(SyncCryptoError) {
+                try membership.append(try MembershipRecord(decoding: entry.entry))
+                taken.append(entry.entry)
+            } catch {
+                unverified = (entry.index, error.message)
+                break
+            }
+        }
+        state.withLock { $0.unverified = unverified.map { (index: $0.index, reason: $0.reason, count: entries.count - taken.count) } }
+        if let unverified {
+            DaemonLog.logger.warning(
+                "sync: passed over \(entries.count - taken.count) device-list entr(ies) from index \(unverified.index) that do not verify: \(unverified.reason)")
+        }
+        guard !taken.isEmpty else { return circle }
         guard membership.members[circle.device] != nil else {
             throw KeychainError(status: OSStatusCode.authFailed, message: "this device was removed from its sync circle")
         }
-        try store.appendSyncMembership(entries.map(\.entry), from: Int(circle.membership.pin.length))
+        try store.appendSyncMembership(taken, from: Int(circle.membership.pin.length))
         var refreshed = circle
         refreshed.membership = membership
         refreshed.sealer = EnclaveSyncSealer(

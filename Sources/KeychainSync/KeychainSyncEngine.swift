@@ -34,6 +34,14 @@ public final class KeychainSyncEngine: Sendable {
     /// Devices the chain removed: their records are refused without holding the feed (they
     /// will never open), their heads passed over.
     let removed: Set<SyncIdentifier>
+    /// The index of the chain's newest removal, if any: keys made before it (a pointer's
+    /// epoch at or below it) may be held by the removed device, so nothing is sealed under
+    /// them for the server (``sendHold()``).
+    let newestRemoval: Int64?
+    /// Versions of records this round refused (they did not open, or their writer was
+    /// removed), by record: a write of this device goes over them rather than wait for ever
+    /// behind a version nobody honest can read (``send(_:head:into:)``).
+    let refusedVersions = BlockingMutex([String: Int64]())
 
     /// Rounds of pull-and-resend after a refused batch before giving up until the next sync.
     static let conflictRounds = 5
@@ -48,7 +56,7 @@ public final class KeychainSyncEngine: Sendable {
     public init(
         store: KeychainStore, sealer: any SyncRecordSealing, transport: any SyncZoneTransport, device: SyncIdentifier, zone: SyncIdentifier,
         log: @escaping @Sendable (Logger.Level, String) -> Void = { _, _ in }, now: @escaping @Sendable () -> Date = { Date() }, chain: [Data] = [],
-        removed: Set<SyncIdentifier> = []
+        removed: Set<SyncIdentifier> = [], newestRemoval: Int64? = nil
     ) throws {
         self.store = store
         self.sealer = sealer
@@ -59,6 +67,7 @@ public final class KeychainSyncEngine: Sendable {
         self.now = now
         self.chain = chain
         self.removed = removed
+        self.newestRemoval = newestRemoval
         try store.addSyncZone(zone.rawValue)
     }
 
@@ -71,13 +80,24 @@ public final class KeychainSyncEngine: Sendable {
     @discardableResult
     public func sync(publishingHead: Bool = true) async throws -> SyncReport {
         var report = SyncReport()
-        try await pull(into: &report)
+        // Held since an earlier round: the rotation's records may lie behind the cursor (a
+        // server that withheld them moved it past), so the whole feed is read again — records
+        // this device has are passed over unopened.
+        try await pull(into: &report, from: try sendHold() == nil ? nil : 0)
         for _ in 0..<Self.conflictRounds {
             // A change of the zone's keys this device cannot take yet (locked, or following
             // device-list entries it has not been given): nothing is sent under the old keys,
             // which a removed device may hold.
             if try store.waitingSyncIncoming().contains(where: { $0.zone == zone.rawValue && $0.type == SyncRecordType.keyPointer.rawValue }) {
                 log(.info, "sync: a change of the zone's keys waits; nothing is sent until it is taken")
+                return report
+            }
+            // The chain removed a device after the current keys were made: the server has not
+            // given this device the rotation (or it has not happened yet), and the removed
+            // device holds these keys. Nothing is sealed under them for the server.
+            if let hold = try sendHold() {
+                report.held = hold
+                log(.warning, "sync: \(hold); nothing is sent until keys made after it are taken")
                 return report
             }
             do {
@@ -160,6 +180,7 @@ public final class KeychainSyncEngine: Sendable {
             if let writer = removedWriter(record) {
                 report.refused += 1
                 report.lastRefusal = "record \(record.record) version \(record.version): written by device \(writer), which was removed"
+                noteRefused(record)
                 log(.warning, "sync: refused record \(record.record) version \(record.version): its writer was removed from the circle")
                 continue
             }
@@ -172,6 +193,15 @@ public final class KeychainSyncEngine: Sendable {
                 record: record.record.rawValue, zone: zone.rawValue, type: record.type, version: record.version, tombstone: record.tombstone,
                 body: record.body))
         }
+    }
+
+    /// Why nothing may be sent now, or nil: the current keys were made before the chain's
+    /// newest removal (the pointer's epoch is the chain's length when its keys were made).
+    public func sendHold() throws -> String? {
+        guard let newestRemoval else { return nil }
+        let epoch = try store.syncKeyPointer(zone.rawValue)?.epoch ?? 0
+        guard epoch <= newestRemoval else { return nil }
+        return "the zone's keys predate the removal at device-list entry \(newestRemoval)"
     }
 
     /// A record of the zone's keys: a share, a class key, the key pointer.
@@ -259,8 +289,19 @@ public final class KeychainSyncEngine: Sendable {
             let reason = (error as? KeychainError)?.message ?? "\(error)"
             report.lastRefusal = "record \(record.record) version \(record.version): \(reason)"
             log(.warning, "sync: refused record \(record.record) version \(record.version): \(reason)")
+            noteRefused(record)
             return true
         }
+    }
+
+    /// Keeps the version of an item record this device refused: its own next write of that
+    /// record goes over it. A version it refused is one it cannot read — garbage from a stolen
+    /// credential, a removed writer's, a lying server's — so writing over it loses nothing
+    /// this device could have merged; a server that serves garbage in place of a real
+    /// version could as well have withheld it.
+    func noteRefused(_ record: SyncRecord) {
+        guard record.type == SyncRecordType.item.rawValue else { return }
+        refusedVersions.withLock { $0[record.record.rawValue] = max($0[record.record.rawValue] ?? 0, record.version) }
     }
 
     /// Applies one received record; false when there was nothing to do (a version this
@@ -352,7 +393,10 @@ public final class KeychainSyncEngine: Sendable {
             let payload: SyncItemPayload
             let base: SyncItemPayload?
             let body: Data
-            let version = (mirror?.version ?? 0) + 1
+            // Over a version refused in this round (the server holds it, nobody honest reads
+            // it), else after the mirror's.
+            let refused = refusedVersions.withLock { $0[change.record] } ?? 0
+            let version = max(mirror?.version ?? 0, refused) + 1
             do {
                 // The base, the item and the new record all need its class: class A waits
                 // for the next unlock, and holds back nothing else.

@@ -55,6 +55,9 @@ public struct SyncReport: Sendable, Equatable {
     public var headsAgreed = 0
     /// Changes that could not be read now (class A while locked) and stay queued.
     public var waiting = 0
+    /// Why this round sent nothing though it may have had changes, when it held them: the
+    /// zone's keys predate a removal in this device's chain.
+    public var held: String?
 
     public init() {}
 }

@@ -62,9 +62,25 @@ public struct SyncServerClient: SyncZoneTransport {
         _ = try await send("DELETE", "/v1/devices/\(device)", body: nil as Data?, expecting: [204])
     }
 
-    /// The account's membership entries after `after` (-1: all).
+    /// The account's membership entries after `after` (-1: all), read page by page while the
+    /// server says more follow.
+    ///
+    /// - Throws: `errSecDecode` when a page that says more follow does not move past the one
+    ///   before, or the pages run past any chain a server keeps (twice
+    ///   ``SyncLimits/membershipChain``): a server leading the device round in circles.
     public func membership(after: Int64) async throws -> [MembershipEntry] {
-        try decode(MembershipResponse.self, try await send("GET", "/v1/membership?after=\(after)", body: nil as Data?, expecting: [200]).body).entries
+        var entries: [MembershipEntry] = []
+        var cursor = after
+        while true {
+            let path = "/v1/membership?after=\(cursor)&limit=\(SyncLimits.membershipPage)"
+            let page = try decode(MembershipResponse.self, try await send("GET", path, body: nil as Data?, expecting: [200]).body)
+            entries += page.entries
+            guard page.more else { return entries }
+            guard let last = page.entries.last, last.index > cursor, entries.count < 2 * SyncLimits.membershipChain else {
+                throw KeychainError.decode("the sync server's device list does not end: its pages do not move on")
+            }
+            cursor = last.index
+        }
     }
 
     /// Appends a membership entry at its index (the chain's length on the server).

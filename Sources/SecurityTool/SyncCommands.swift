@@ -41,8 +41,9 @@ enum SyncCommands {
                      when every device is lost. Replace one by removing it (remove-device) first.
             recover  Join, as a new device, the circle on the server at URL whose recovery key is
                      KEY (- reads it from standard input), and sync every item back.
-            disable  Stop syncing: forget the account, the keys, the queues and the history; every
-                     item stays.
+            disable  Stop syncing: revoke this device's credential on the server, forget the account,
+                     the keys, the queues and the history; every item stays. Another device's
+                     remove-device then takes it out of the circle and changes the keys.
         Items sync when they are synchronizable (kSecAttrSynchronizable, or --synchronizable on
         add-generic-password and add-internet-password) and not ThisDeviceOnly.
         """
@@ -111,7 +112,9 @@ enum SyncCommands {
                     "received \(report.received), sent \(report.sent), merged \(report.conflicts) conflict(s), refused \(report.refused), waiting for unlock \(report.waiting)\n")
             case "disable":
                 try session.call(Service.DisableSync(), purpose: "turn off sync")
-                ToolOutput.print("sync is off; every item stays in this keychain\n")
+                ToolOutput.print(
+                    "sync is off; every item stays in this keychain. This device's credential is revoked; to take it out of the circle's device list"
+                        + " (and change the keys it held), run `security sync remove-device` with its id on another device of the circle\n")
             default:
                 return ToolCommand.showUsage
             }

@@ -50,6 +50,10 @@ public struct MembershipState: Sendable, Equatable {
     public private(set) var removed: [SyncIdentifier: MembershipRemoval] = [:]
     public private(set) var pin: MembershipPin
 
+    /// The chain's newest removal, if any: keys made before it may be held by the device it
+    /// removed.
+    public var newestRemoval: MembershipRemoval? { removed.values.max { $0.index < $1.index } }
+
     /// The state after the chain's first entry.
     public init(genesis record: MembershipRecord) throws(SyncCryptoError) {
         guard record.index == 0, record.previous == MembershipRecord.genesisPrevious, case .genesis(let founder) = record.operation else {

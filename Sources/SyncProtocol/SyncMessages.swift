@@ -96,13 +96,40 @@ public struct MembershipEntry: Codable, Sendable, Equatable {
     }
 }
 
-/// `GET /v1/membership?after=I`.
+/// `GET /v1/membership?after=I&limit=N`: the chain's entries from index `I + 1`, in order, at
+/// most ``SyncLimits/membershipPage`` of them.
 public struct MembershipResponse: Codable, Sendable, Equatable {
     public var entries: [MembershipEntry]
+    /// More entries follow the last one: ask again after its index. Absent from a server that
+    /// answered with the whole chain at once (before pages), so it decodes as false.
+    public var more: Bool
 
-    public init(entries: [MembershipEntry]) {
+    public init(entries: [MembershipEntry], more: Bool = false) {
         self.entries = entries
+        self.more = more
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case entries, more
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        entries = try container.decode([MembershipEntry].self, forKey: .entries)
+        more = try container.decodeIfPresent(Bool.self, forKey: .more) ?? false
+    }
+}
+
+extension SyncLimits {
+    /// Entries an account's membership chain may reach by adds: each pairing adds one, a
+    /// recovery key one, each removal one, so a circle of a few devices over many years stays
+    /// far below it. Past it only removals are taken (a lost device can always be removed),
+    /// and they are bounded too: each removes a member some earlier entry added.
+    public static let membershipChain = 256
+    /// Entries in one page of `GET /v1/membership` (about 1.4 KB each as devices sign them).
+    public static let membershipPage = 64
+    /// Devices one account may hold credentials for at once (a revoked device frees its place).
+    public static let devicesPerAccount = 64
 }
 
 /// A message on `GET /v1/notify` (a WebSocket): something of the account changed; the device

@@ -8,7 +8,8 @@ import FoundationEssentials
 
 /// `POST /v1/pairings` (a member's credential): the pairing opened.
 public struct PairingOpened: Codable, Sendable, Equatable {
-    /// The code's first part: a small number, unique among the server's open pairings.
+    /// The code's first part: a number of at most four digits, drawn at random among those no
+    /// open pairing of the server holds.
     public var nameplate: Int64
     /// The pairing's random id: the join exchange's session id.
     public var pairing: SyncIdentifier

@@ -19,15 +19,21 @@ extension SQLSyncStore {
                 try await db.raw("DELETE FROM pairing_messages WHERE pairing_id IN (\(binds: ids))").run()
                 try await db.raw("DELETE FROM pairings WHERE pairing_id IN (\(binds: ids))").run()
             }
-            let open = try await db.raw("SELECT nameplate, account_id FROM pairings ORDER BY nameplate").all().map {
+            let open = try await db.raw("SELECT nameplate, account_id FROM pairings").all().map {
                 (try $0.decode(column: "nameplate", as: Int64.self), try $0.decode(column: "account_id", as: String.self))
             }
             guard open.filter({ $0.1 == account.rawValue }).count < SyncLimits.pairingsPerAccount, open.count < SyncLimits.pairings else {
                 throw SyncStoreError(.tooManyPairings, "too many pairings are open; finish or close one")
             }
-            // The smallest free number keeps codes short.
-            var nameplate: Int64 = 1
-            for (taken, _) in open where taken == nameplate { nameplate += 1 }
+            // A free number drawn at random (the system's generator), not the smallest: a
+            // stranger who claims the next small numbers as they open would take every pairing
+            // (the right device then needs a new code); a random one must be guessed among
+            // 9,999. Codes are up to three digits longer for it. No two transactions draw at
+            // once (the lock above; BEGIN IMMEDIATE on SQLite), so the number stays free.
+            let taken = Set(open.map { $0.0 })
+            guard let nameplate = (1...Int64(SyncLimits.pairings)).filter({ !taken.contains($0) }).randomElement() else {
+                throw SyncStoreError(.tooManyPairings, "too many pairings are open; finish or close one")
+            }
             let expires = now + SyncLimits.pairingLifetime
             try await db.raw("""
                 INSERT INTO pairings (nameplate, pairing_id, account_id, device_id, expires_at)

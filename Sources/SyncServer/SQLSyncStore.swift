@@ -165,8 +165,11 @@ public final class SQLSyncStore: SyncStore {
 
     public func registerDevice(_ device: SyncIdentifier, account: SyncIdentifier, tokenHash: Data) async throws {
         let now = Self.now()
+        // The account row, locked on PostgreSQL, serialises registrations across instances:
+        // two at once cannot both take the last place under the device cap.
+        let lock = dialect == .postgres ? " FOR UPDATE" : ""
         try await transaction { db in
-            if try await db.raw("SELECT 1 AS one FROM accounts WHERE account_id = \(bind: account.rawValue)").first() == nil {
+            if try await db.raw("SELECT 1 AS one FROM accounts WHERE account_id = \(bind: account.rawValue)\(unsafeRaw: lock)").first() == nil {
                 throw SyncStoreError(.noSuchAccount, "no account with this id")
             }
             try await Self.insertDevice(device, account: account, tokenHash: tokenHash, now: now, in: db)
@@ -181,6 +184,9 @@ public final class SQLSyncStore: SyncStore {
         if taken != nil {
             throw SyncStoreError(.deviceExists, "a device with this id or credential exists")
         }
+        let held = try await db.raw("SELECT COUNT(*) AS n FROM devices WHERE account_id = \(bind: account.rawValue)").first()?
+            .decode(column: "n", as: Int64.self) ?? 0
+        try AccountCaps.checkRoom(forDeviceAfter: held)
         try await db.raw("""
             INSERT INTO devices (account_id, device_id, token_hash, created_at)
             VALUES (\(bind: account.rawValue), \(bind: device.rawValue), \(bind: tokenHash), \(bind: now))
@@ -331,16 +337,22 @@ public final class SQLSyncStore: SyncStore {
         guard entry.entry.count <= SyncLimits.membershipEntry, !entry.entry.isEmpty else {
             throw SyncStoreError(.invalid, "a membership entry is 1 to \(SyncLimits.membershipEntry) bytes")
         }
+        try AccountCaps.checkRoom(forMembership: entry)  // the chain's cap, before the database
         let lock = dialect == .postgres ? " FOR UPDATE" : ""
         try await transaction { db in
             // The account row serialises appends across server instances.
             guard try await db.raw("SELECT account_id FROM accounts WHERE account_id = \(bind: account.rawValue)\(unsafeRaw: lock)").first() != nil else {
                 throw SyncStoreError(.noSuchAccount, "no account with this id")
             }
-            let length = try await db.raw("SELECT COUNT(*) AS n FROM membership WHERE account_id = \(bind: account.rawValue)").first()?
-                .decode(column: "n", as: Int64.self) ?? 0
-            guard entry.index == length else {
-                throw SyncStoreError(.membershipIndex, "the chain has \(length) entries; an append must be at index \(length), not \(entry.index)")
+            // The entry must extend the chain's verified part (MembershipAppendCheck); an
+            // unverified tail stored before is replaced by it.
+            let stored = try await db.raw("SELECT idx, entry FROM membership WHERE account_id = \(bind: account.rawValue) ORDER BY idx").all().map {
+                MembershipEntry(index: try $0.decode(column: "idx", as: Int64.self), entry: try $0.decode(column: "entry", as: Data.self))
+            }
+            let chain = MembershipAppendCheck(account: account, stored: stored)
+            try chain.check(entry, account: account)
+            if chain.unverifiedTail > 0 {
+                try await db.raw("DELETE FROM membership WHERE account_id = \(bind: account.rawValue) AND idx >= \(bind: chain.length)").run()
             }
             try await db.raw("INSERT INTO membership (account_id, idx, entry) VALUES (\(bind: account.rawValue), \(bind: entry.index), \(bind: entry.entry))").run()
             try await self.notify(ChangeHint(zone: nil, seq: entry.index), account: account, in: db)
@@ -348,11 +360,18 @@ public final class SQLSyncStore: SyncStore {
         published(ChangeHint(zone: nil, seq: entry.index), account: account)
     }
 
-    public func membership(account: SyncIdentifier, after: Int64) async throws -> [MembershipEntry] {
-        try await read { db in
-            try await db.raw("SELECT idx, entry FROM membership WHERE account_id = \(bind: account.rawValue) AND idx > \(bind: after) ORDER BY idx").all().map {
+    public func membership(account: SyncIdentifier, after: Int64, limit: Int) async throws -> MembershipResponse {
+        let limit = max(1, min(limit, SyncLimits.membershipPage))
+        return try await read { db in
+            // One row past the page says whether more follow.
+            let rows = try await db.raw("""
+                SELECT idx, entry FROM membership WHERE account_id = \(bind: account.rawValue) AND idx > \(bind: after)
+                ORDER BY idx LIMIT \(bind: Int64(limit + 1))
+                """).all()
+            let entries = try rows.prefix(limit).map {
                 MembershipEntry(index: try $0.decode(column: "idx", as: Int64.self), entry: try $0.decode(column: "entry", as: Data.self))
             }
+            return MembershipResponse(entries: entries, more: rows.count > limit)
         }
     }
 }

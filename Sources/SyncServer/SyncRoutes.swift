@@ -129,11 +129,15 @@ public struct SyncRoutes: Sendable {
         }
     }
 
+    /// One page of the chain (``SyncLimits/membershipPage`` entries at most): a long chain is
+    /// never one answer, and a device reads on while `more`.
     func membership(_ request: Request, _ context: SyncRequestContext) async throws -> MembershipResponse {
         let caller = try await authenticate(request)
-        let after = try Self.number(request.uri.queryParameters["after"], name: "after", default: -1)
+        let query = request.uri.queryParameters
+        let after = try Self.number(query["after"], name: "after", default: -1)
+        let limit = try Self.number(query["limit"], name: "limit", default: Int64(SyncLimits.membershipPage))
         return try await SyncHTTPError.mapping {
-            MembershipResponse(entries: try await store.membership(account: caller.account, after: after))
+            try await store.membership(account: caller.account, after: after, limit: Int(clamping: limit))
         }
     }
 
@@ -236,16 +240,29 @@ public struct SyncRoutes: Sendable {
     // MARK: Arguments
 
     /// The device whose credential the request carries (`Authorization: Bearer <base64>`).
+    /// A header that cannot hold a credential is refused before the store is asked: only a
+    /// well-formed one costs a database read, so a flood of malformed ones queues nothing
+    /// behind the store's one connection.
     func authenticate(_ request: Request) async throws -> AuthenticatedDevice {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-            let token = Data(base64Encoded: String(header.dropFirst("Bearer ".count)))
-        else {
-            throw SyncHTTPError(.unauthorized, "unauthorized", "a device credential is needed (Authorization: Bearer)")
+        guard let hash = Self.bearerTokenHash(request.headers[.authorization]) else {
+            throw SyncHTTPError(.unauthorized, "unauthorized", "a device credential is needed (Authorization: Bearer, 32 to 64 bytes in base64)")
         }
-        guard let hash = try? Self.tokenHash(token), let device = try await store.device(tokenHash: hash) else {
+        guard let device = try await store.device(tokenHash: hash) else {
             throw SyncHTTPError(.unauthorized, "unauthorized", "the credential names no device of this server")
         }
         return device
+    }
+
+    /// The hash of the credential an `Authorization` header carries, or nil when it cannot
+    /// carry one: no `Bearer`, not base64, not 32 to 64 bytes. Pure: no store, no I/O. The
+    /// length is checked before decoding (base64 of 32 to 64 bytes is 44 to 88 characters),
+    /// so a long header is not decoded at all.
+    static func bearerTokenHash(_ header: String?) -> Data? {
+        let scheme = "Bearer "
+        guard let header, header.hasPrefix(scheme) else { return nil }
+        let encoded = header.utf8.dropFirst(scheme.utf8.count)
+        guard (44...88).contains(encoded.count), let token = Data(base64Encoded: String(decoding: encoded, as: UTF8.self)) else { return nil }
+        return try? tokenHash(token)
     }
 
     /// What the server keeps of a device's credential. Credentials are random (32 to 64

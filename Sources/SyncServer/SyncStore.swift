@@ -8,7 +8,8 @@ import SyncProtocol
 public protocol SyncStore: Sendable {
     /// Opens an account with its first device. Throws `.accountExists` if the id is taken.
     func registerAccount(_ account: SyncIdentifier, device: SyncIdentifier, tokenHash: Data, quota: SyncQuota) async throws
-    /// Adds a device's credential to an account. Throws `.deviceExists` if the id is taken.
+    /// Adds a device's credential to an account. Throws `.deviceExists` if the id is taken,
+    /// `.quotaExceeded` when the account holds ``SyncLimits/devicesPerAccount`` already.
     func registerDevice(_ device: SyncIdentifier, account: SyncIdentifier, tokenHash: Data) async throws
     /// Forgets a device's credential (a member removed it from the circle): its requests get
     /// 401 from then on. Throws `.noSuchDevice` unless the account has that device.
@@ -22,12 +23,15 @@ public protocol SyncStore: Sendable {
     /// The zone's records whose latest write came after `after`, in feed order, at most `limit`.
     func changes(account: SyncIdentifier, zone: SyncIdentifier, after: Int64, limit: Int) async throws -> ChangesResponse
     /// Appends to the membership chain; throws `.membershipIndex` unless `entry.index` is the
-    /// chain's length (two devices appending at once: one wins, the other reads and retries).
+    /// chain's length (two devices appending at once: one wins, the other reads and retries),
+    /// `.quotaExceeded` for an add at ``SyncLimits/membershipChain`` or past it.
     func appendMembership(_ entry: MembershipEntry, account: SyncIdentifier) async throws
-    /// The chain's entries from index `after + 1`.
-    func membership(account: SyncIdentifier, after: Int64) async throws -> [MembershipEntry]
-    /// Opens a pairing for `device` of `account` with the random id `pairing`, under the
-    /// smallest free nameplate; expired pairings are forgotten first. Throws `.tooManyPairings`
+    /// The chain's entries from index `after + 1`, at most `limit` (clamped to 1 to
+    /// ``SyncLimits/membershipPage``), and whether more follow.
+    func membership(account: SyncIdentifier, after: Int64, limit: Int) async throws -> MembershipResponse
+    /// Opens a pairing for `device` of `account` with the random id `pairing`, under a free
+    /// nameplate drawn at random (so a stranger polling claims cannot count up to each new
+    /// pairing); expired pairings are forgotten first. Throws `.tooManyPairings`
     /// past ``SyncLimits/pairingsPerAccount`` for the account or ``SyncLimits/pairings`` in all.
     func openPairing(account: SyncIdentifier, device: SyncIdentifier, pairing: SyncIdentifier, now: Int64) async throws -> PairingOpened
     /// The new device takes the pairing under `nameplate` with its token's hash, once:

@@ -5,6 +5,7 @@ import HummingbirdCore
 import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 import NIOSSL
 import SyncServer
 
@@ -43,6 +44,11 @@ struct SyncDaemon: AsyncParsableCommand {
     @Flag(help: "Let anyone who reaches the server open an account.")
     var openRegistration = false
 
+    @Option(help: ArgumentHelp(
+        "Seconds a connection may take to send a request's head, or stay silent between requests, before it is closed (hint sockets are kept by pings instead).",
+        valueName: "seconds"))
+    var idleTimeout: Double = 30
+
     func validate() throws {
         guard (database == nil) != (postgres == nil) else {
             throw ValidationError("give either --database FILE or --postgres URL")
@@ -52,6 +58,9 @@ struct SyncDaemon: AsyncParsableCommand {
         }
         guard certificate != nil || ["127.0.0.1", "::1", "localhost"].contains(host) else {
             throw ValidationError("plain HTTP is served on loopback only; \(host) would carry credentials in the clear (give --certificate and --private-key)")
+        }
+        guard idleTimeout > 0, idleTimeout <= 3600 else {
+            throw ValidationError("--idle-timeout is more than 0 and at most 3600 seconds")
         }
     }
 
@@ -86,10 +95,22 @@ struct SyncDaemon: AsyncParsableCommand {
             }
         let routes = SyncRoutes(store: store, openRegistration: openRegistration)
         // HTTP/1.1 with the WebSocket upgrade (devices send nothing on the socket but control
-        // frames), inside TLS when given a certificate.
-        var server = HTTPServerBuilder.http1WebSocketUpgrade(
-            webSocketRouter: routes.webSocketRouter(), configuration: .init(ws: .init(maxFrameSize: 4096)))
-        if let tls { server = try .tls(server, tlsConfiguration: tls) }
+        // frames), inside TLS when given a certificate. Hummingbird closes no idle connection
+        // unless told: a connection silent between requests is closed after the idle timeout,
+        // and one whose first request's head has not arrived by then (RequestHeadDeadline).
+        // The WebSocket's pings (every 30 s, closed when unanswered) guard hint sockets.
+        let timeout = TimeAmount.nanoseconds(Int64(idleTimeout * 1_000_000_000))
+        let webSocketResponder = routes.webSocketRouter().buildResponder()
+        let configuration = HTTP1WebSocketUpgradeChannel.Configuration(http1: .init(idleTimeout: timeout), ws: .init(maxFrameSize: 4096))
+        let server = HTTPServerBuilder { responder in
+            let http = RequestHeadDeadlineChannel(
+                base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: configuration),
+                timeout: timeout)
+            // TLS outside the deadline's handler: the deadline runs from the connection's
+            // start (a stalled handshake too) and reads the head in plaintext.
+            guard let tls else { return http }
+            return try TLSChannel(http, tlsConfiguration: tls)
+        }
         let scheme = tls == nil ? "http" : "https"
         let app = Application(
             router: routes.router(),

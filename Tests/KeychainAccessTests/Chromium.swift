@@ -20,6 +20,9 @@ final class Chromium: @unchecked Sendable {
     private let answers: Int32
     private var buffer: [UInt8] = []
     private var nextID = 0
+    /// The events read while waiting for answers (the newest 2,000): `Network.*` once a
+    /// page's `Network.enable` was sent.
+    private(set) var events: [[String: Any]] = []
 
     init(directory: String) throws {
         profile = directory + "/chromium-profile"
@@ -91,7 +94,13 @@ final class Chromium: @unchecked Sendable {
         while true {
             guard Date() < deadline else { throw Failure("chromium did not answer \(method) within 30 s") }
             let answer = try readMessage(method)
-            guard answer["id"] as? Int == nextID else { continue }  // an event, or an older answer
+            guard answer["id"] as? Int == nextID else {  // an event, or an older answer
+                if answer["method"] != nil {
+                    events.append(answer)
+                    if events.count > 2000 { events.removeFirst(events.count - 2000) }
+                }
+                continue
+            }
             if let error = answer["error"] { throw Failure("\(method): \(error)") }
             return answer["result"] as? [String: Any] ?? [:]
         }
@@ -139,6 +148,31 @@ final class Chromium: @unchecked Sendable {
             let result = try browser.send("Runtime.evaluate", session: session, ["expression": expression, "awaitPromise": true, "returnByValue": true])
             if let exception = result["exceptionDetails"] { throw Failure("\(expression): \(exception)") }
             return (result["result"] as? [String: Any])?["value"]
+        }
+
+        /// The statuses of the responses this page received for URLs starting with `prefix`
+        /// (after ``enableNetworkEvents()``), in order: from `responseReceivedExtraInfo`, which
+        /// Chromium sends also for a response it then blocks from the page (an image that is
+        /// not one, cross-origin), matched to its request by id.
+        func responseStatuses(startingWith prefix: String) throws -> [Int] {
+            try evaluate("1")  // reads what has arrived
+            let mine = browser.events.filter { $0["sessionId"] as? String == session }
+            let requests = Set(mine.compactMap { event -> String? in
+                guard event["method"] as? String == "Network.requestWillBeSent", let parameters = event["params"] as? [String: Any],
+                    let url = (parameters["request"] as? [String: Any])?["url"] as? String, url.hasPrefix(prefix)
+                else { return nil }
+                return parameters["requestId"] as? String
+            })
+            return mine.compactMap { event -> Int? in
+                guard event["method"] as? String == "Network.responseReceivedExtraInfo", let parameters = event["params"] as? [String: Any],
+                    let id = parameters["requestId"] as? String, requests.contains(id)
+                else { return nil }
+                return parameters["statusCode"] as? Int
+            }
+        }
+
+        func enableNetworkEvents() throws {
+            try browser.send("Network.enable", session: session)
         }
 
         func text(_ selector: String) throws -> String {

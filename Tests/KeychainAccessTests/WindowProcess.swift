@@ -88,7 +88,7 @@ final class WindowProcess: @unchecked Sendable {
     /// Logs in with the token over HTTP: the session cookie.
     func login(token: String) throws -> String? {
         let answer = try http("GET", "/login?token=\(token)")
-        guard answer.status == 303, let line = answer.headers.split(separator: "\n").first(where: { $0.lowercased().hasPrefix("set-cookie: keychain-access=") }) else {
+        guard answer.status == 200, let line = answer.headers.split(separator: "\n").first(where: { $0.lowercased().hasPrefix("set-cookie: keychain-access=") }) else {
             return nil
         }
         return String(line.dropFirst("set-cookie: keychain-access=".count).prefix { $0 != ";" })

@@ -71,12 +71,19 @@ import Testing
         try add(devices, 0, account: "synced", secret: "synced secret", ["labl": .string("Visible label")])
         try await devices.converge()
         #expect(try devices.items(1) == ["genp | synced | svc | Visible label | - | synced secret"])
+        let record = try uuid(devices, 0, account: "synced")
 
         // The server's file holds ciphertext only: no account, service, label or secret.
         try await devices.close()
         let file = try Data(contentsOf: URL(fileURLWithPath: devices.directory + "/server.sqlite"))
         for plaintext in ["local-only", "this-device", "synced", "svc", "Visible label", "synced secret", "local secret", "device secret"] {
             #expect(file.range(of: Data(plaintext.utf8)) == nil, "\(plaintext) is in the server's database")
+        }
+        // What docs/SECURITY.md says it does learn of a record: its id, which is the item's uuid
+        // (the uuid column of each device's keychain.db), and, in the envelope, the writer's
+        // device id and the parent key's id (which class key: the protection class's group).
+        for visible in [record, devices[0].id.rawValue, SharedSyncKeys.classAKeyID.rawValue] {  // class A: an item's default
+            #expect(file.range(of: Data(visible.utf8)) != nil, "\(visible) is not in the server's database: docs/SECURITY.md is wrong")
         }
         }
     }

@@ -45,4 +45,29 @@ struct CallerScopesTests {
         #expect(id("[Runtime]\nname=org.example.App\n") == nil)
         #expect(FlatpakSandbox.applicationID(in: [0xff, 0xfe]) == nil)
     }
+
+    /// A Snap app is told by its systemd unit, as xdg-desktop-portal tells one: a path with
+    /// `/snap.` in the freezer, `name=systemd` or unified hierarchy; the instance name is the
+    /// unit's second word. A unit that names no valid snap is refused, not taken for the host.
+    @Test func aSnapIsToldByItsUnit() throws {
+        // cgroup v2 (Ubuntu 22.04 and later), a hook, and v1 with an instance key.
+        #expect(SnapSandbox.info(cgroup: "0::/user.slice/user-1000.slice/user@1000.service/app.slice/snap.firefox.firefox-2f1e3a.scope\n") == .snap("firefox"))
+        #expect(SnapSandbox.info(cgroup: "0::/user.slice/user-1000.slice/user@1000.service/app.slice/snap.my-app.hook.configure-1.scope\n") == .snap("my-app"))
+        #expect(
+            SnapSandbox.info(cgroup: "12:memory:/user.slice\n6:freezer:/snap.code_insiders\n1:name=systemd:/user.slice/user-1000.slice/session-2.scope\n")
+                == .snap("code_insiders"))
+        // The host: a session, a user service, snapd itself; `/snap.` in another controller only.
+        #expect(SnapSandbox.info(cgroup: "0::/user.slice/user-1000.slice/session-2.scope\n") == .notSandboxed)
+        #expect(SnapSandbox.info(cgroup: "0::/system.slice/snapd.service\n") == .notSandboxed)
+        #expect(SnapSandbox.info(cgroup: "4:memory:/snap.firefox.firefox\n0::/user.slice\n") == .notSandboxed)
+        #expect(SnapSandbox.info(cgroup: "") == .notSandboxed)
+        // A snap's unit with no valid name in it.
+        for unit in ["snap..x", "snap.Firefox.x", "snap.-x.y", "snap.a.b", "snap.ab_.c", "snap.ab_TOOLONGKEY1.c", "snap.a--b.c", "snap.12.c"] {
+            #expect(SnapSandbox.info(cgroup: "0::/app.slice/\(unit)-1.scope\n") == .unnamed, "\(unit)")
+        }
+        #expect(SnapSandbox.info(cgroupAtPath: "/nonexistent/cgroup") == .unreadable(ENOENT))
+        #expect(SnapSandbox.info(cgroupAtPath: "/proc/self/cgroup") == .notSandboxed)
+        #expect(SecretScope.snap("firefox")?.groups == ["org.freedesktop.secrets.snap.firefox"])
+        #expect(SecretScope.snap("../x") == nil)
+    }
 }

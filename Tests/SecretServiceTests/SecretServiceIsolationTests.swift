@@ -52,6 +52,35 @@ struct SecretServiceIsolationTests {
         }
     }
 
+    /// A Snap app — a process in a `snap.<instance>.<app>…` unit, as snapd starts one (made
+    /// here as a freezer cgroup of that name, which only root can make) — gets its own scope:
+    /// before, only `/.flatpak-info` marked a sandbox, and a Snap read the host's items.
+    @Test(.enabled(if: SnapUnit.canMake, "needs a writable freezer cgroup hierarchy (root)"))
+    func aSnapAppSeesOnlyItsOwnItems() throws {
+        let bus = try SessionBus()
+        let unit = try SnapUnit("snap.notes-app.notes-app-\(UInt32.random(in: 0...UInt32.max)).scope")
+        defer { unit.remove() }
+        var paths: [String] = []
+        for (name, sandbox) in [("host", []), ("snap", unit.prefix)] {
+            let stored = try bus.python("import client, sys; client.store_as(sys.argv[1])", [name], sandbox: sandbox)
+            #expect(stored.status == 0, "\(name): \(stored.stderr) \(bus.keychain.logText)")
+            paths.append(stored.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        let collection = "/org/freedesktop/secrets/collection/login"
+        for (name, sandbox) in [("host", []), ("snap", unit.prefix)] {
+            let report = try bus.python("import client, sys; client.report(sys.argv[1], sys.argv[2:])", [name] + paths, sandbox: sandbox)
+            #expect(report.status == 0, "\(name): \(report.stderr)")
+            let expected = [
+                "\(name) search: \(name)", "\(name) items: \(name)",
+                "\(name) collections: \(collection) /org/freedesktop/secrets/collection/session",
+                "\(name) secrets: \(name)", "\(name) reads \(name)",
+            ]
+            #expect(report.stdout == expected.joined(separator: "\n") + "\n", "\(name) sees only its own")
+        }
+        let dump = try bus.security("dump-keychain")
+        #expect(dump.stdout.contains("secret service: access group \"org.freedesktop.secrets.snap.notes-app\""), "\(dump.stdout)")
+    }
+
     @Test func signalsGoOnlyToTheOwningScopesConnections() throws {
         let bus = try SessionBus()
         let alpha = try bus.flatpakSandbox("org.example.Alpha")
@@ -95,5 +124,31 @@ struct SecretServiceIsolationTests {
         let signed = try bus.security("codesign", "--identity", identity, "--entitlements", entitlements, python)
         try #require(signed.status == 0, "\(signed.stderr)")
         return python
+    }
+}
+
+/// A freezer cgroup named as snapd names a Snap app's unit; a command run through ``prefix``
+/// enters it first.
+struct SnapUnit {
+    static let hierarchy = "/sys/fs/cgroup/freezer"
+    let path: String
+
+    static var canMake: Bool {
+        let probe = hierarchy + "/trousseau-probe-\(getpid())"
+        guard mkdir(probe, 0o755) == 0 else { return false }
+        rmdir(probe)
+        return true
+    }
+
+    init(_ name: String) throws {
+        path = Self.hierarchy + "/" + name
+        guard mkdir(path, 0o755) == 0 else { throw CocoaError(.fileWriteNoPermission) }
+    }
+
+    var prefix: [String] { ["/bin/sh", "-c", "echo $$ > \(path)/cgroup.procs && exec \"$@\"", "snap-app"] }
+
+    func remove() {
+        // Its processes have exited by now; a cgroup with none is removed with rmdir.
+        rmdir(path)
     }
 }

@@ -7,6 +7,10 @@ import Logging
 import SyncProtocol
 @testable import SyncServer
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// The device a request to the lying server comes from (its credential's), for lies told to
 /// one device and not another.
 enum Requester {
@@ -79,6 +83,19 @@ final class LyingSyncServer: Sendable {
         try? await store.close()
     }
 
+    /// Sends one request to the server as a client would (`authorization` as it is).
+    func send(_ method: String, _ path: String, authorization: String?, json: Data? = nil) async throws -> (status: Int, body: Data) {
+        var request = URLRequest(url: URL(string: url + path)!)
+        request.httpMethod = method
+        if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
+        if let json {
+            request.httpBody = json
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
     /// Tells the truth again: one history for every device, the one it kept before any fork.
     func behave() {
         store.lies.withLock { $0 = Lies() }
@@ -98,6 +115,8 @@ final class LyingSyncStore: SyncStore {
     private let past = BlockingMutex([@Sendable (SQLSyncStore) async throws -> Void]())
     /// Every record written, by account, in the order the server took them (with their feed positions).
     let written = BlockingMutex([SyncIdentifier: [SyncRecord]]())
+    /// The last `Authorization` header each device sent (a thief's copy of its credential).
+    let credentials = BlockingMutex([SyncIdentifier: String]())
     private let pairingIDs = BlockingMutex([Int64: SyncIdentifier]())
     private let newDeviceMessages = BlockingMutex([Int64: Int]())
 
@@ -129,7 +148,9 @@ final class LyingSyncStore: SyncStore {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
             let token = Data(base64Encoded: String(header.dropFirst("Bearer ".count)))
         else { return nil }
-        return try? await inner.device(tokenHash: Data(SHA256.hash(data: token)))?.device
+        let device = try? await inner.device(tokenHash: Data(SHA256.hash(data: token)))?.device
+        if let device { credentials.withLock { $0[device] = header } }
+        return device
     }
 
     /// The records `account` wrote, each at every version (the honest history a lie replays).
@@ -179,10 +200,11 @@ final class LyingSyncStore: SyncStore {
         if store === inner { remember { try await $0.appendMembership(entry, account: account) } }
     }
 
-    func membership(account: SyncIdentifier, after: Int64) async throws -> [MembershipEntry] {
-        let honest = try await seen.membership(account: account, after: after)
+    func membership(account: SyncIdentifier, after: Int64, limit: Int) async throws -> MembershipResponse {
+        let honest = try await seen.membership(account: account, after: after, limit: limit)
         guard let lie = lies.withLock({ $0.membership }) else { return honest }
-        return lie(Requester.device, honest)
+        // The lie rewrites each page (the tests' chains fit in one).
+        return MembershipResponse(entries: lie(Requester.device, honest.entries), more: honest.more)
     }
 
     func openPairing(account: SyncIdentifier, device: SyncIdentifier, pairing: SyncIdentifier, now: Int64) async throws -> PairingOpened {

@@ -1,6 +1,7 @@
 import Foundation
 import KeychainTestSupport
 import Logging
+import SyncCrypto
 import SyncProtocol
 @testable import SyncServer
 import Testing
@@ -185,17 +186,62 @@ func tokenHash(_ n: UInt8) -> Data { Data(repeating: n, count: 32) }
     @Test(arguments: Backend.available)
     func theMembershipChainAppendsOnlyAtItsEnd(_ backend: Backend) async throws {
         let store = try await store(backend)
-        try await store.appendMembership(MembershipEntry(index: 0, entry: Data("genesis".utf8)), account: alice)
-        try await store.appendMembership(MembershipEntry(index: 1, entry: Data("add d2".utf8)), account: alice)
+        var chain = try SignedChain(account: alice)
+        try await store.appendMembership(chain.entries[0], account: alice)
+        try await store.appendMembership(try chain.add("d2"), account: alice)
+        let fork = try chain.next(adding: "d3")
         for index: Int64 in [1, 3, 0] {
             await #expect(throws: SyncStoreError(.membershipIndex, "")) {
-                try await store.appendMembership(MembershipEntry(index: index, entry: Data("fork".utf8)), account: alice)
+                try await store.appendMembership(MembershipEntry(index: index, entry: fork.entry), account: alice)
             }
         }
         await #expect(throws: SyncStoreError(.invalid, "")) { try await store.appendMembership(MembershipEntry(index: 2, entry: Data()), account: alice) }
-        #expect(try await store.membership(account: alice, after: -1).map { String(decoding: $0.entry, as: UTF8.self) } == ["genesis", "add d2"])
+        #expect(try await store.membership(account: alice, after: -1) == chain.entries)
         #expect(try await store.membership(account: alice, after: 0).map(\.index) == [1])
         #expect(try await store.membership(account: bob, after: -1).isEmpty)
+        try await store.close()
+    }
+
+    /// Issue 61: the server takes only an entry a current member signed at the chain's end —
+    /// not garbage, not another account's entry, not one signed by a stranger or a removed
+    /// device, not a second genesis — so one stolen credential cannot halt the circle. A tail
+    /// that does not verify (stored before the server checked) is replaced by the next entry
+    /// at the verified end.
+    @Test(arguments: Backend.available)
+    func onlyAnEntryAMemberSignedAtTheChainsEndIsTaken(_ backend: Backend) async throws {
+        let store = try await store(backend)
+        await #expect(throws: SyncStoreError(.invalid, "")) {
+            try await store.appendMembership(MembershipEntry(index: 0, entry: Data("x".utf8)), account: alice)
+        }
+        let bobs = try SignedChain(account: bob)
+        await #expect(throws: SyncStoreError(.invalid, "")) { try await store.appendMembership(bobs.entries[0], account: alice) }
+        var chain = try SignedChain(account: alice)
+        try await store.appendMembership(chain.entries[0], account: alice)
+        let stranger = try SyncDeviceKeys.generate(device: id("stranger"))
+        let unsigned = try MembershipRecord.sign(
+            account: alice, index: 1, previous: chain.state.pin.head, operation: .add(stranger.publicKeys), signer: stranger)
+        let secondGenesis = try MembershipRecord.sign(
+            account: alice, index: 1, previous: chain.state.pin.head, operation: .genesis(chain.founder.publicKeys), signer: chain.founder)
+        let unlinked = try MembershipRecord.sign(
+            account: alice, index: 1, previous: Data(count: 32), operation: .add(stranger.publicKeys), signer: chain.founder)
+        for refused in [Data("x".utf8), unsigned.encoded, secondGenesis.encoded, unlinked.encoded] {
+            await #expect(throws: SyncStoreError(.invalid, "")) {
+                try await store.appendMembership(MembershipEntry(index: 1, entry: refused), account: alice)
+            }
+        }
+        #expect(try await store.membership(account: alice, after: -1) == chain.entries)
+
+        // Garbage already stored past the verified part: the next signed entry replaces it.
+        let tableDefault = backend == .postgres ? "'\\x78'::bytea" : "X'78'"
+        try await store.unsafeExecute("INSERT INTO membership (account_id, idx, entry) VALUES ('account-alice', 1, \(tableDefault))")
+        try await store.unsafeExecute("INSERT INTO membership (account_id, idx, entry) VALUES ('account-alice', 2, \(tableDefault))")
+        await #expect(throws: SyncStoreError(.membershipIndex, "")) {
+            try await store.appendMembership(MembershipEntry(index: 3, entry: try chain.next(adding: "d3").entry), account: alice)
+        }
+        try await store.appendMembership(try chain.add("d2"), account: alice)
+        #expect(try await store.membership(account: alice, after: -1) == chain.entries)
+        try await store.appendMembership(try chain.add("d3"), account: alice)
+        #expect(try await store.membership(account: alice, after: -1) == chain.entries)
         try await store.close()
     }
 
@@ -230,7 +276,7 @@ func tokenHash(_ n: UInt8) -> Data { Data(repeating: n, count: 32) }
                 _ = try await store.apply([record("r1", 1), record("r2", 1)], account: alice, zone: zone)
         #expect(try await next(alices) == ChangeHint(zone: zone, seq: 2))
         await #expect(throws: BatchConflict.self) { _ = try await store.apply([record("r1", 1)], account: alice, zone: zone) }
-        try await store.appendMembership(MembershipEntry(index: 0, entry: Data("genesis".utf8)), account: alice)
+        try await store.appendMembership(try SignedChain(account: alice).entries[0], account: alice)
         // Had the refused batch been hinted, its hint would come first.
         #expect(try await next(alices) == ChangeHint(zone: nil, seq: 0))
         _ = try await store.apply([record("b1", 1)], account: bob, zone: zone)
@@ -267,46 +313,54 @@ func tokenHash(_ n: UInt8) -> Data { Data(repeating: n, count: 32) }
         try await first.close()
     }
 
-    /// A pairing: opened under the smallest free number, claimed once, each side reading only
-    /// the other's messages, bounded, gone when closed or expired.
+    /// A pairing: opened under a free number, claimed once, each side reading only the
+    /// other's messages, bounded, gone when closed or expired.
     @Test(arguments: Backend.available)
     func aPairingIsClaimedOnceAndSpokenInByItsTwoPartiesAlone(_ backend: Backend) async throws {
         let store = try await store(backend)
         let now: Int64 = 1_000_000
         let d1 = PairingParty.member(AuthenticatedDevice(account: alice, device: id("d1")))
         let opened = try await store.openPairing(account: alice, device: id("d1"), pairing: id("p1"), now: now)
-        #expect(opened == PairingOpened(nameplate: 1, pairing: id("p1"), expires: now + SyncLimits.pairingLifetime))
-        #expect(try await store.openPairing(account: bob, device: id("b1"), pairing: id("p2"), now: now).nameplate == 2)
-        #expect(try await store.claimPairing(nameplate: 1, tokenHash: tokenHash(7), now: now) == PairingClaimed(pairing: id("p1")))
+        let one = opened.nameplate
+        #expect(opened == PairingOpened(nameplate: one, pairing: id("p1"), expires: now + SyncLimits.pairingLifetime))
+        let two = try await store.openPairing(account: bob, device: id("b1"), pairing: id("p2"), now: now).nameplate
+        #expect(one != two && [one, two].allSatisfy { (1...Int64(SyncLimits.pairings)).contains($0) })
+        #expect(try await store.claimPairing(nameplate: one, tokenHash: tokenHash(7), now: now) == PairingClaimed(pairing: id("p1")))
         // Claimed once: a second claimant (a stranger racing the code) is refused.
-        await #expect(throws: SyncStoreError(.pairingClaimed, "")) { try await store.claimPairing(nameplate: 1, tokenHash: tokenHash(8), now: now) }
-        await #expect(throws: SyncStoreError(.noSuchPairing, "")) { try await store.claimPairing(nameplate: 9, tokenHash: tokenHash(8), now: now) }
+        await #expect(throws: SyncStoreError(.pairingClaimed, "")) { try await store.claimPairing(nameplate: one, tokenHash: tokenHash(8), now: now) }
+        let unused = try #require((1...Int64(SyncLimits.pairings)).first(where: { $0 != one && $0 != two }))
+        await #expect(throws: SyncStoreError(.noSuchPairing, "")) { try await store.claimPairing(nameplate: unused, tokenHash: tokenHash(8), now: now) }
 
         let newcomer = PairingParty.newDevice(tokenHash: tokenHash(7))
-        #expect(try await store.postPairingMessage(nameplate: 1, party: newcomer, body: Data("share".utf8), now: now) == 0)
-        #expect(try await store.postPairingMessage(nameplate: 1, party: d1, body: Data("answer".utf8), now: now) == 0)
-        #expect(try await store.pairingMessages(nameplate: 1, party: d1, after: -1, now: now) == PairingMessages(messages: [PairingMessage(index: 0, body: Data("share".utf8))]))
-        #expect(try await store.pairingMessages(nameplate: 1, party: newcomer, after: -1, now: now).messages.map(\.body) == [Data("answer".utf8)])
-        #expect(try await store.pairingMessages(nameplate: 1, party: newcomer, after: 0, now: now).messages.isEmpty)
+        #expect(try await store.postPairingMessage(nameplate: one, party: newcomer, body: Data("share".utf8), now: now) == 0)
+        #expect(try await store.postPairingMessage(nameplate: one, party: d1, body: Data("answer".utf8), now: now) == 0)
+        #expect(try await store.pairingMessages(nameplate: one, party: d1, after: -1, now: now) == PairingMessages(messages: [PairingMessage(index: 0, body: Data("share".utf8))]))
+        #expect(try await store.pairingMessages(nameplate: one, party: newcomer, after: -1, now: now).messages.map(\.body) == [Data("answer".utf8)])
+        #expect(try await store.pairingMessages(nameplate: one, party: newcomer, after: 0, now: now).messages.isEmpty)
         // Nobody else speaks in it: another device, another account, another token.
         for stranger in [PairingParty.member(AuthenticatedDevice(account: alice, device: id("d2"))), .member(AuthenticatedDevice(account: bob, device: id("b1"))), .newDevice(tokenHash: tokenHash(8))] {
-            await #expect(throws: SyncStoreError(.noSuchPairing, "")) { try await store.pairingMessages(nameplate: 1, party: stranger, after: -1, now: now) }
-            await #expect(throws: SyncStoreError(.noSuchPairing, "")) { try await store.postPairingMessage(nameplate: 1, party: stranger, body: Data(), now: now) }
+            await #expect(throws: SyncStoreError(.noSuchPairing, "")) { try await store.pairingMessages(nameplate: one, party: stranger, after: -1, now: now) }
+            await #expect(throws: SyncStoreError(.noSuchPairing, "")) { try await store.postPairingMessage(nameplate: one, party: stranger, body: Data(), now: now) }
         }
         await #expect(throws: SyncStoreError(.invalid, "")) {
-            try await store.postPairingMessage(nameplate: 1, party: newcomer, body: Data(count: SyncLimits.pairingMessage + 1), now: now)
+            try await store.postPairingMessage(nameplate: one, party: newcomer, body: Data(count: SyncLimits.pairingMessage + 1), now: now)
         }
-        for _ in 1..<SyncLimits.pairingMessages { _ = try await store.postPairingMessage(nameplate: 1, party: newcomer, body: Data(), now: now) }
-        await #expect(throws: SyncStoreError(.invalid, "")) { try await store.postPairingMessage(nameplate: 1, party: newcomer, body: Data(), now: now) }
+        for _ in 1..<SyncLimits.pairingMessages { _ = try await store.postPairingMessage(nameplate: one, party: newcomer, body: Data(), now: now) }
+        await #expect(throws: SyncStoreError(.invalid, "")) { try await store.postPairingMessage(nameplate: one, party: newcomer, body: Data(), now: now) }
 
-        // Closed: the code is dead, its number free again.
-        try await store.closePairing(nameplate: 1, party: d1, now: now)
-        await #expect(throws: SyncStoreError(.noSuchPairing, "")) { try await store.claimPairing(nameplate: 1, tokenHash: tokenHash(9), now: now) }
-        #expect(try await store.openPairing(account: alice, device: id("d1"), pairing: id("p3"), now: now).nameplate == 1)
-        // Expired: absent, and forgotten when the next pairing is opened.
+        // Closed: the code is dead, and the pairing no longer counts against the account.
+        try await store.closePairing(nameplate: one, party: d1, now: now)
+        await #expect(throws: SyncStoreError(.noSuchPairing, "")) { try await store.claimPairing(nameplate: one, tokenHash: tokenHash(9), now: now) }
+        for n in 0..<SyncLimits.pairingsPerAccount {
+            _ = try await store.openPairing(account: alice, device: id("d1"), pairing: id("p3-\(n)"), now: now)
+        }
+        // Expired: absent, and forgotten when the next pairing is opened (Bob's expired one
+        // no longer counts: he opens as many as an account may).
         let later = now + SyncLimits.pairingLifetime
-        await #expect(throws: SyncStoreError(.noSuchPairing, "")) { try await store.claimPairing(nameplate: 2, tokenHash: tokenHash(9), now: later) }
-        #expect(try await store.openPairing(account: bob, device: id("b1"), pairing: id("p4"), now: later).nameplate == 1)
+        await #expect(throws: SyncStoreError(.noSuchPairing, "")) { try await store.claimPairing(nameplate: two, tokenHash: tokenHash(9), now: later) }
+        for n in 0..<SyncLimits.pairingsPerAccount {
+            _ = try await store.openPairing(account: bob, device: id("b1"), pairing: id("p4-\(n)"), now: later)
+        }
         try await store.close()
     }
 
@@ -346,7 +400,7 @@ func tokenHash(_ n: UInt8) -> Data { Data(repeating: n, count: 32) }
             _ = try await store.openPairing(account: alice, device: id("d1"), pairing: id("p\(n)"), now: 1)
         }
         await #expect(throws: SyncStoreError(.tooManyPairings, "")) { try await store.openPairing(account: alice, device: id("d1"), pairing: id("px"), now: 1) }
-        #expect(try await store.openPairing(account: bob, device: id("b1"), pairing: id("py"), now: 1).nameplate == Int64(SyncLimits.pairingsPerAccount) + 1)
+        _ = try await store.openPairing(account: bob, device: id("b1"), pairing: id("py"), now: 1)
         try await store.close()
     }
 
@@ -365,7 +419,8 @@ func tokenHash(_ n: UInt8) -> Data { Data(repeating: n, count: 32) }
         try await store.close()
         store = try await backend.open(location)
         #expect(try await store.changes(account: alice, zone: zone, after: 0, limit: 10).records.map(\.body) == [Data("kept".utf8)])
-        #expect(try await store.openPairing(account: alice, device: id("d1"), pairing: id("p1"), now: 1).nameplate == 1)
+        let opened = try await store.openPairing(account: alice, device: id("d1"), pairing: id("p1"), now: 1)
+        #expect((1...Int64(SyncLimits.pairings)).contains(opened.nameplate))
         try await store.close()
     }
 
