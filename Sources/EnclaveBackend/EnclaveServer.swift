@@ -1,4 +1,4 @@
-public import EnclaveProtocol
+import EnclaveProtocol
 import FoundationEssentials
 import KeychainCrypto
 public import KeychainModel

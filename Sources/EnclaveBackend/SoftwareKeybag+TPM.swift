@@ -1,4 +1,4 @@
-public import FoundationEssentials
+import FoundationEssentials
 import KeychainCrypto
 public import KeychainModel
 import KeychainSystem

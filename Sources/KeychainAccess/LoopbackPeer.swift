@@ -2,7 +2,7 @@ import FoundationEssentials
 public import Hummingbird
 public import HummingbirdWebSocket
 import KeychainModel
-public import NIOCore
+import NIOCore
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-public import KeychainModel
+import KeychainModel
 
 /// The access groups a caller may use, in the order of its entitlements:
 /// element 0 is the group an add without `agrp` goes to.

@@ -1,7 +1,7 @@
 import CodeSigning
 import FoundationEssentials
 import KeychainLogging
-public import KeychainModel
+import KeychainModel
 import KeychainSystem
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-public import KeychainModel
+import KeychainModel
 
 /// What one Secret Service caller sees: the access groups whose items are its items, and the
 /// group its new items go to. Everything outside is indistinguishable from missing.

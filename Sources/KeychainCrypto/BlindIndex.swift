@@ -23,9 +23,11 @@ public struct BlindIndex: Sendable {
     func authenticationCode(_ message: [UInt8]) -> SIMD32<UInt8> {
         var state = keyed.state.pointee
         var code = SIMD32<UInt8>()
-        message.withUnsafeBufferPointer { crypto_auth_hmacsha256_update(&state, $0.baseAddress, UInt64($0.count)) }
+        let updated = message.withUnsafeBufferPointer { crypto_auth_hmacsha256_update(&state, $0.baseAddress, UInt64($0.count)) }
         // final zeroes the copied state (libsodium's SHA-256 final wipes its context).
-        withUnsafeMutableBytes(of: &code) { crypto_auth_hmacsha256_final(&state, $0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
+        let finished = withUnsafeMutableBytes(of: &code) { crypto_auth_hmacsha256_final(&state, $0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
+        // libsodium's HMAC-SHA-256 update and final return 0 always; anything else is a broken libsodium.
+        precondition(updated == 0 && finished == 0, "libsodium's HMAC-SHA-256 failed")
         return code
     }
 

@@ -1,5 +1,5 @@
 import COpenSSL
-public import FoundationEssentials
+import FoundationEssentials
 public import KeychainModel
 public import KeychainProtocol
 

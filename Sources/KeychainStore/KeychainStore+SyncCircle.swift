@@ -1,6 +1,6 @@
 public import FoundationEssentials
 import GRDB
-public import KeychainModel
+import KeychainModel
 
 /// A sync key as the store keeps it: the enclave's blob (`SyncKeyBlob`), by id, with its zone
 /// and role (`SyncKeyRole`'s raw value).

@@ -1,6 +1,6 @@
 public import FoundationEssentials
 import GRDB
-public import KeychainModel
+import KeychainModel
 
 /// One record version as the server gave it to this device (migration v6's `sync_view`).
 public struct SyncViewRow: Sendable, Equatable {

@@ -1,5 +1,5 @@
 public import FoundationEssentials
-public import KeychainModel
+import KeychainModel
 public import KeychainStore
 public import Logging
 import SyncCrypto

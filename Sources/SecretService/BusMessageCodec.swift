@@ -25,7 +25,9 @@ enum BusMessageCodec {
         guard result >= 0 else { throw BusError.invalidArgs("malformed message") }
     }
 
-    private static func basic<T>(_ message: OpaquePointer, _ type: CChar, _ initial: T) throws -> T {
+    /// A basic value read into `T`'s bytes: BitwiseCopyable, so those bytes are all it is
+    /// (no reference sd-bus could overwrite).
+    private static func basic<T: BitwiseCopyable>(_ message: OpaquePointer, _ type: CChar, _ initial: T) throws -> T {
         var value = initial
         try check(sd_bus_message_read_basic(message, type, &value))
         return value
@@ -80,7 +82,8 @@ enum BusMessageCodec {
         values.allSatisfy { write($0, to: message) }
     }
 
-    private static func basic<T>(_ message: OpaquePointer, _ type: Unicode.Scalar, _ value: T) -> Bool {
+    /// A basic value appended from `T`'s bytes (BitwiseCopyable: no reference among them).
+    private static func basic<T: BitwiseCopyable>(_ message: OpaquePointer, _ type: Unicode.Scalar, _ value: T) -> Bool {
         var value = value
         return sd_bus_message_append_basic(message, code(type), &value) >= 0
     }

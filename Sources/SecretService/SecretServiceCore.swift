@@ -225,6 +225,8 @@ final class SecretServiceCore {
 
     /// Runs a store operation, turning its OSStatus errors into D-Bus errors (without secrets:
     /// the store's messages never carry one).
+    /// Its result is the body's, which a caller may not need (a deletion's count).
+    @discardableResult
     func storeCall<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()

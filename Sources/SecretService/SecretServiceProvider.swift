@@ -1,6 +1,6 @@
 import CSystemd
 import FoundationEssentials
-public import KeychainCallers
+import KeychainCallers
 import KeychainModel
 public import KeychainStore
 

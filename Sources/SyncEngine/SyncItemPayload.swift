@@ -1,4 +1,4 @@
-public import FoundationEssentials
+import FoundationEssentials
 import KeychainCallers
 public import KeychainModel
 import SyncProtocol

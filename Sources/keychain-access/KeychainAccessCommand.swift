@@ -94,7 +94,7 @@ struct KeychainAccessCommand: AsyncParsableCommand {
             router: routes.router(),
             server: .http1WebSocketUpgrade(
                 webSocketRouter: LiveState.router(session: session, directory: directory, activity: activity),
-                configuration: .init(maxFrameSize: 4096)),
+                configuration: .init(ws: .init(maxFrameSize: 4096))),
             configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: nil),
             onServerRunning: { channel in
                 session.listening(on: channel.localAddress?.port ?? 0)

@@ -29,7 +29,7 @@ final class WindowProcess: @unchecked Sendable {
         environment.merge(more) { _, new in new }
         process.environment = environment
         let output = directory + "/keychain-access-\(UInt32.random(in: 0...UInt32.max)).out"
-        FileManager.default.createFile(atPath: output, contents: nil)
+        guard FileManager.default.createFile(atPath: output, contents: nil) else { throw Chromium.Failure("cannot create \(output)") }
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         process.standardError = process.standardOutput
         process.standardInput = FileHandle.nullDevice

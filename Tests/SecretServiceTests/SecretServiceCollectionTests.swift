@@ -83,7 +83,7 @@ struct SecretServiceCollectionTests {
         #expect(refused.stdout == "prompt True True 1\nprompt True True 1\n")
         #expect(try bus.secretTool("lookup", "app", "mail").stdout == "mail password")
 
-        FileManager.default.createFile(atPath: allow, contents: nil)
+        try #require(FileManager.default.createFile(atPath: allow, contents: nil))
         let confirmed = try bus.python(
             "from client import *\nconn = connect()\np = ok(call(conn, LOGIN, COLL, 'Delete'))[0]\nprint(prompt(conn, p)[0], len(items_of(conn, LOGIN)))")
         #expect(confirmed.status == 0, "\(confirmed.stderr) \(bus.keychain.logText)")
@@ -223,7 +223,7 @@ struct SecretServiceCollectionTests {
 
             """)
         #expect(try bus.secretTool("lookup", "app", "mail").status != 0)
-        FileManager.default.createFile(atPath: allow, contents: nil)
+        try #require(FileManager.default.createFile(atPath: allow, contents: nil))
         // libsecret unlocks through the prompt, and reads.
         let lookup = try bus.secretTool("lookup", "app", "mail")
         #expect(lookup.status == 0 && lookup.stdout == "mail password", "\(lookup.stderr) \(bus.keychain.logText)")
@@ -315,7 +315,7 @@ struct SecretServiceCollectionTests {
     /// agent), delete it — and the login collection's items are all still there.
     @Test func seahorsesCallsThroughLibsecret() throws {
         let (agent, allow) = try Self.gatedAgent()
-        FileManager.default.createFile(atPath: allow, contents: nil)
+        try #require(FileManager.default.createFile(atPath: allow, contents: nil))
         let bus = try SessionBus(daemonEnvironment: ["TROUSSEAU_PASSCODE_AGENT": agent])
         #expect(try bus.secretTool("store", "--label=Mail", "app", "mail", input: "mail password").status == 0)
         let script = """

@@ -1,5 +1,5 @@
-public import FoundationEssentials
-public import KeychainCrypto
+import FoundationEssentials
+import KeychainCrypto
 public import KeychainModel
 
 // The key requests run for every item an operation touches (a wrap per add, an unwrap per

@@ -1,4 +1,4 @@
-public import FoundationEssentials
+import FoundationEssentials
 public import KeychainModel
 
 // SecItem's four requests and the enclave-key use, on every call a client makes: written
