@@ -8,7 +8,7 @@ import KeychainModel
 /// GRDB's `DatabasePool` hands out its readers through a dispatch barrier, a semaphore, a
 /// dispatch group and a lock, and asks SQLite for the schema version before every read
 /// (`PRAGMA schema_version`, to refresh GRDB's schema cache): about 43,000 instructions of
-/// a 237,000-instruction find in securityd (docs/PERFORMANCE.md). These readers skip the
+/// a 237,000-instruction find in securityd (CHANGELOG.md, "Performance history"). These readers skip the
 /// barrier, the group and the pragma: what is left is a mutex, a semaphore and the
 /// connection's own dispatch queue.
 /// They hold no GRDB schema cache that a read could depend on — the store's reads are raw
