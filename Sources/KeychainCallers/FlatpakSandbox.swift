@@ -23,21 +23,10 @@ enum FlatpakSandbox {
 
     /// The file at `path`: only its absence (ENOENT) means "no sandbox".
     static func info(atPath path: String) -> Info {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return errno == ENOENT ? .notSandboxed : .unreadable(errno) }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 1 << 20 {
-            let count = read(fd, &buffer, buffer.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .unreadable(errno)
-            }
-            guard count > 0 else { break }
-            bytes += buffer[0..<count]
+        switch ProcFile.read(path, limit: 1 << 20, noFollow: true) {
+        case .bytes(let bytes): return .flatpak(bytes)
+        case .failed(let code): return code == ENOENT ? .notSandboxed : .unreadable(code)
         }
-        return .flatpak(bytes)
     }
 
     /// `name=` of the `[Application]` group of a `.flatpak-info` (a GKeyFile), when it is a

@@ -26,23 +26,12 @@ enum SnapSandbox {
         info(cgroupAtPath: "/proc/\(pid)/cgroup")
     }
 
-    /// The file at `path` (at most 64 KiB are read; a process's cgroup file is a few lines).
+    /// The file at `path` (about 64 KiB at most are read; a process's cgroup file is a few lines).
     static func info(cgroupAtPath path: String) -> Info {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
-        guard fd >= 0 else { return .unreadable(errno) }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 1 << 16 {
-            let count = read(fd, &buffer, buffer.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .unreadable(errno)
-            }
-            guard count > 0 else { break }
-            bytes += buffer[0..<count]
+        switch ProcFile.read(path, limit: 1 << 16) {
+        case .bytes(let bytes): return info(cgroup: String(decoding: bytes, as: UTF8.self))
+        case .failed(let code): return .unreadable(code)
         }
-        return info(cgroup: String(decoding: bytes, as: UTF8.self))
     }
 
     /// The lines of a `/proc/PID/cgroup` (`ID:CONTROLLERS:PATH`).

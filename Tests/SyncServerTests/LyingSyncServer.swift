@@ -7,10 +7,6 @@ import Logging
 import SyncProtocol
 @testable import SyncServer
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// The device a request to the lying server comes from (its credential's), for lies told to
 /// one device and not another.
 enum Requester {
@@ -85,15 +81,7 @@ final class LyingSyncServer: Sendable {
 
     /// Sends one request to the server as a client would (`authorization` as it is).
     func send(_ method: String, _ path: String, authorization: String?, json: Data? = nil) async throws -> (status: Int, body: Data) {
-        var request = URLRequest(url: URL(string: url + path)!)
-        request.httpMethod = method
-        if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
-        if let json {
-            request.httpBody = json
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+        try await loopbackRequest(port: port, method, path, authorization: authorization, json: json)
     }
 
     /// Tells the truth again: one history for every device, the one it kept before any fork.

@@ -5,10 +5,6 @@ import Logging
 import NIOSSL
 import SyncProtocol
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// trousseau-syncd as a process of its own on a free loopback port, its log in a file.
 final class SyncDaemonProcess: @unchecked Sendable {
     let process = Process()
@@ -58,15 +54,7 @@ final class SyncDaemonProcess: @unchecked Sendable {
 
     /// Sends one request with `authorization` as it is (`Bearer …`, `Pairing …`).
     func send(_ method: String, _ path: String, authorization: String?, json: Data? = nil) async throws -> (status: Int, body: Data) {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)" + path)!)
-        request.httpMethod = method
-        if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
-        if let json {
-            request.httpBody = json
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+        try await loopbackRequest(port: port, method, path, authorization: authorization, json: json)
     }
 
     func send(_ method: String, _ path: String, token: Data? = nil, body: some Encodable) async throws -> (status: Int, body: Data) {
