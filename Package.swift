@@ -49,6 +49,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // `swift package generate-documentation`: the DocC catalogs of Security, LocalAuthentication
+        // and KeychainClient (scripts/build-docs). A command plugin: nothing of it is linked.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Shared by every process.
@@ -57,9 +60,16 @@ let package = Package(
         .macro(
             name: "KeychainMacros",
             dependencies: [
+                "KeychainMacroExpansions",
                 .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
             ]
+        ),
+        // The macro's expansion as a library: KeychainMacrosTests links this, never the macro
+        // target, which would make the test bundle and every module under it a second (host) build.
+        .target(
+            name: "KeychainMacroExpansions",
+            dependencies: [.product(name: "SwiftSyntaxMacros", package: "swift-syntax")]
         ),
         .target(name: "CSystemShims"),
         // One thin shim per C library, for securityd only. Debian's libcrypto (OpenSSL 3):
@@ -472,7 +482,7 @@ let package = Package(
         .testTarget(
             name: "KeychainMacrosTests",
             dependencies: [
-                "KeychainMacros",
+                "KeychainMacroExpansions",
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             ]

@@ -136,6 +136,8 @@ extension KeychainClient {
     /// sends it again.
     ///
     /// - Parameters:
+    ///   - request: the item request.
+    ///   - context: the context the request is sent in.
     ///   - prompt: what the user is told (`kSecUseOperationPrompt`).
     ///   - presence: the keychain passcode, sent as the user's presence.
     @discardableResult

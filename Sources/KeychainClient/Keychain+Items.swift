@@ -8,8 +8,8 @@ public import KeychainModel
 extension Keychain {
     /// Adds `secret` as the item's data.
     ///
-    /// - Throws: ``KeychainError/duplicateItem`` when the item exists (in the same group and
-    ///   synchronizability); ``KeychainError/missingEntitlement`` for a group the process lacks.
+    /// - Throws: `KeychainError.duplicateItem` when the item exists (in the same group and
+    ///   synchronizability); `KeychainError.missingEntitlement` for a group the process lacks.
     public func add<Item: PasswordItem>(_ secret: Data, for item: Item, attributes: ItemAttributes = ItemAttributes()) throws(KeychainError) {
         try add(Self.query(item).merging(attributes.dictionary) { $1 }.merging([QueryKey.valueData: .data(secret)]) { $1 })
     }
@@ -71,7 +71,7 @@ extension Keychain {
 
     /// Changes the item's secret and/or attributes (nil ones stay as they are).
     ///
-    /// - Throws: ``KeychainError/itemNotFound`` when there is no such item.
+    /// - Throws: `KeychainError.itemNotFound` when there is no such item.
     public func update<Item: PasswordItem>(_ item: Item, secret: Data? = nil, attributes: ItemAttributes = ItemAttributes()) throws(KeychainError) {
         var changes = attributes.dictionary
         changes[QueryKey.valueData] = secret.map { .data($0) }

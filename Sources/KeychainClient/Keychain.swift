@@ -17,7 +17,7 @@ public import KeychainProtocol
 /// let token = try await keychain.secret(for: GenericPassword(service: "api.example.com", account: "alice"))
 /// ```
 ///
-/// Every method throws ``KeychainError`` carrying Apple's OSStatus. The synchronous methods
+/// Every method throws `KeychainError` carrying Apple's OSStatus. The synchronous methods
 /// block on the socket; the `async` ones run the same call off the cooperative thread pool.
 public struct Keychain: Sendable {
     /// Where the keychain lives (`KEYCHAIN_HOME`, else `~/.local/share/trousseau`).
@@ -30,6 +30,7 @@ public struct Keychain: Sendable {
     /// The keychain at `paths`.
     ///
     /// - Parameters:
+    ///   - paths: the keychain's home (`KEYCHAIN_HOME`, else the default).
     ///   - daemonEnvironment: variables added to the environment of a securityd this
     ///     process has to start (tests use it; applications need none).
     ///   - system: where the System keychain's securityd listens.
@@ -43,8 +44,10 @@ public struct Keychain: Sendable {
 
     /// `SecItemAdd`: adds the item the attributes describe; returns what its `r_…` keys ask for.
     ///
-    /// - Parameter context: the authentication context for an access control that needs the
-    ///   user (an application password); nil: a new one, used once.
+    /// - Parameters:
+    ///   - attributes: Apple's attribute dictionary, as `SecItemAdd` takes it.
+    ///   - context: the authentication context for an access control that needs the
+    ///     user (an application password); nil: a new one, used once.
     @discardableResult
     public func add(_ attributes: [String: KeychainValue], context: AuthenticationContext? = nil) throws(KeychainError) -> KeychainValue? {
         if attributes[QueryKey.useKeychain] == .string(KeychainName.systemPath) {
@@ -97,7 +100,7 @@ public struct Keychain: Sendable {
         try connection.call(request, context: nil)
     }
 
-    /// Makes a P-256 key in the enclave; its blob (``EnclaveKeyBlob/data``).
+    /// Makes a P-256 key in the enclave; its blob (`EnclaveKeyBlob.data`).
     public func createEnclaveKey(protection: ProtectionClass, access: AccessControl?, context: AuthenticationContext?) throws(KeychainError) -> Data {
         try connection.call(Service.CreateEnclaveKey(protection: protection, access: access, context: nil), context: context).blob
     }
@@ -161,7 +164,7 @@ extension Keychain {
             try withClient { try $0.call(request, in: context) }
         }
 
-        /// Runs `body` with the connected client; any error becomes a ``KeychainError``.
+        /// Runs `body` with the connected client; any error becomes a `KeychainError`.
         func withClient<Result>(_ body: (KeychainClient) throws -> Result) throws(KeychainError) -> Result {
             do {
                 return try body(connected())

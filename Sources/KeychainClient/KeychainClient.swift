@@ -30,7 +30,7 @@ public final class KeychainClient: Sendable {
         _ = connection.withLock { $0 >= 0 ? close($0) : 0 }
     }
 
-    /// The daemon executable: the first of ``InstallationLayout/daemonCandidates(environment:)``
+    /// The daemon executable: the first of `InstallationLayout.daemonCandidates(environment:)`
     /// that exists (`$TROUSSEAU_SECURITYD`, beside this program, the installation's
     /// libexec); the first candidate when none does (connecting then says what to install).
     public static var defaultDaemon: String {
@@ -41,8 +41,12 @@ public final class KeychainClient: Sendable {
     ///
     /// - Throws: `errSecNotAvailable` when no daemon answers within `timeout`.
     ///
-    /// - Parameter daemonEnvironment: variables to add to this process's environment for a
-    ///   daemon started here.
+    /// - Parameters:
+    ///   - paths: the keychain's home.
+    ///   - daemon: the securityd to start when nobody listens.
+    ///   - daemonEnvironment: variables to add to this process's environment for a
+    ///     daemon started here.
+    ///   - timeout: how long to wait for the daemon to answer.
     public static func connect(
         _ paths: KeychainPaths = .fromEnvironment(), daemon: String = defaultDaemon,
         daemonEnvironment: [String: String] = [:], timeout: Duration = .seconds(10)
@@ -51,7 +55,7 @@ public final class KeychainClient: Sendable {
         return KeychainClient(endpoint: endpoint, fd: try endpoint.open())
     }
 
-    /// Connects to the System keychain's securityd (``KeychainPaths/system(_:)``), which a
+    /// Connects to the System keychain's securityd (`KeychainPaths.system(_:)`), which a
     /// system unit runs as root; a client never starts it.
     ///
     /// - Throws: `errSecNotAvailable` when it is not running.
@@ -62,8 +66,10 @@ public final class KeychainClient: Sendable {
 
     /// Sends a request and waits for its response.
     ///
-    /// - Parameter presence: the keychain passcode, sent as the user's presence (requests
-    ///   whose ``Authorization`` asks for it, and the tool reaching other groups' items).
+    /// - Parameters:
+    ///   - request: the request, which names its response type.
+    ///   - presence: the keychain passcode, sent as the user's presence (requests
+    ///     whose `Authorization` asks for it, and the tool reaching other groups' items).
     /// - Throws: the daemon's OSStatus, or `errSecIO` when the connection broke after the
     ///   daemon read the request.
     @discardableResult

@@ -54,7 +54,9 @@ public let errSecMissingEntitlement: OSStatus = OSStatusCode.missingEntitlement.
 
 /// `SecCopyErrorMessageString`: Apple's message for a result code.
 ///
-/// - Parameter reserved: unused, as on Apple platforms.
+/// - Parameters:
+///   - status: the result code, an `errSec…` value.
+///   - reserved: unused, as on Apple platforms.
 public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
     NSString(string: securityFrameworkMessages[status] ?? KeychainError.appleMessage(for: status))
 }

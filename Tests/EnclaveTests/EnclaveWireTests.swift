@@ -76,6 +76,32 @@ import Testing
         }
     }
 
+    /// The bytes of every sample request, as securityd of an earlier version sends them to
+    /// this enclave (a sample whose bytes differ from run to run — a random uuid, a set — is left out: nil).
+    @Test func requestsEncodeAsTheShippedDaemonSendsThem() {
+        let fingerprints = Self.samples.map { WireFingerprint.of(EnclaveWire.encode($0).bytes) }
+        #expect(fingerprints.count == Self.shippedFingerprints.count)
+        for (index, (now, shipped)) in zip(fingerprints, Self.shippedFingerprints).enumerated() {
+            guard let shipped else { continue }
+            #expect(now == shipped, "\(type(of: Self.samples[index])) (sample \(index)) encodes differently")
+        }
+    }
+
+    static let shippedFingerprints: [String?] = [
+        "835ef07b4ee54c9/2", "835ed07b4ee5163/2", "e1fd591870fcf4b4/3", "3fe9bb2872f9b00/11",
+        "a8ca8936e146f1d0/10", "b353664632f1f561/9", "ceec97bbe38acc63/8", "542af27b0e80126b/42",
+        nil, "9ce0cee26ed1298a/79", "e0537cf18ae531d1/37", "883f3844e0919a1b/22",
+        "835fa07b4ee677a/2", "11ce351901ecb15b/9", "a318c482c6748f08/28", "7e993b06c7dc0f31/82",
+        "41cd018aea47bee6/82", "288db9268deaafd1/22", "e1e2291870e5db6c/3", "43ea22ef8823bf6f/27",
+        "1a748279b2042226/22", "b79d638286c891e1/31", "d0f83d8c7bb7d043/143", "52ba7720b3c63451/233",
+        "ae50e972c24f9412/12", nil, "e28c15187176396e/3", nil,
+        nil, nil, nil, nil,
+        nil, nil, "5b1de380a3e01c16/10", "275157285d4ac97b/118",
+        "e23a83187130ea30/3", "5e86d03507e97aa2/44", "4406ea77859d1791/282", "ff4ad14d1518c20e/44",
+        "bffcb35af4b655cf/282", nil, "570c0b152e38572d/382", "e5d313269112b2b/7",
+        "8360a07b4ee82aa/2", "4a39a5a070069941/10",
+    ]
+
     @Test func everyRequestHasAHandler() {
         #expect(EnclaveServer.unhandledRequests.isEmpty)
     }
@@ -216,5 +242,16 @@ import Testing
         }
         try expectSameForm(EnclaveCall.UseEnclaveKey(blob: Data(count: 90), operation: .decrypt(algorithm: "x", data: Data([1])), context: Data(count: 16)))
         try expectSameForm(EnclaveCall.EnclaveKeyOutput(SecretBytes([1, 2, 3])))
+    }
+}
+
+/// FNV-1a (64 bits) of a frame: enough to see that its bytes changed, and short.
+enum WireFingerprint {
+    static func of(_ bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 16) + "/\(bytes.count)"
     }
 }

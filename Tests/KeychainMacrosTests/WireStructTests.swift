@@ -1,4 +1,4 @@
-import KeychainMacros
+import KeychainMacroExpansions
 import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacrosGenericTestSupport
 import Testing
@@ -8,7 +8,7 @@ import Testing
 /// an extension when the struct does not declare it (the compiler passes the conformances
 /// still missing; here, as for a struct without one, `Codable`).
 struct WireStructTests {
-    static let macros: [String: MacroSpec] = ["WireStruct": MacroSpec(type: WireStructMacro.self, conformances: ["Codable"])]
+    static let macros: [String: MacroSpec] = ["WireStruct": MacroSpec(type: WireStructExpansion.self, conformances: ["Codable"])]
 
     func expect(_ source: String, expands expanded: String, diagnostics: [DiagnosticSpec] = [], sourceLocation: SourceLocation = #_sourceLocation) {
         assertMacroExpansion(source, expandedSource: expanded, diagnostics: diagnostics, macroSpecs: Self.macros) { failure in

@@ -77,6 +77,54 @@ import Testing
         }
     }
 
+    /// The bytes of every sample request, as shipped clients send them: a change to a
+    /// message's properties, their order or their codec shows here (a daemon of this version
+    /// must read what an older `security` or library wrote).
+    @Test func requestsEncodeAsShippedClientsSendThem() {
+        let fingerprints = Self.samples.map { WireFingerprint.of(Self.frame($0)) }
+        for (index, (now, shipped)) in zip(fingerprints, Self.shippedRequestFingerprints).enumerated() {
+            #expect(now == shipped, "\(type(of: Self.samples[index])) (sample \(index)) encodes differently")
+        }
+        #expect(fingerprints.count == Self.shippedRequestFingerprints.count)
+    }
+
+    /// The same for the responses a client decodes.
+    @Test func responsesEncodeAsShippedClientsReadThem() {
+        let fingerprints = Self.sampleResponses.map { WireFingerprint.of(ServiceWire.success($0).bytes) }
+        #expect(fingerprints == Self.shippedResponseFingerprints)
+    }
+
+    static let sampleResponses: [any WireCodable] = [
+        Service.KeychainStatus(lockState: .locked, hasPasscode: true, autoLockSeconds: 300, failedUnlocks: 2, memoryLocked: true, changeCount: 7, deviceKey: "TPM 2.0 (swtpm:path=/tmp/t/tpm.sock)"),
+        Service.KeyringImportReport(label: "Login", imported: 3, updated: 1, unchanged: 2),
+        Service.ProfileList(profiles: [ProfileRecord(
+            identifier: "com.example.corp", uuid: "U", displayName: "Corp", description: nil, organization: "Example", version: 1,
+            removalDisallowed: true, verification: .unverified, signer: "Signer", encrypted: true,
+            installationDate: Date(timeIntervalSince1970: 1_800_000_000),
+            payloads: [ProfilePayloadRecord(type: "com.apple.dock", identifier: "d", uuid: "D", displayName: nil, supported: false, items: 0)])]),
+    ]
+
+    static let shippedRequestFingerprints: [String] = [
+        "ee38f896eb375133/144", "b791efcc104c5306/144", "97b8c8b7de1c1d88/163", "e4a49f60a1506158/144",
+        "e20af11871088158/3", "e9e8ab14b42fbef5/11", "e21f55187119d44e/3", "224b525d42365f93/10",
+        "89aa99cce29f6803/8", "2103c58f826f7fea/13", "ea84efa43b61fde6/100", "8939e500d7d2864f/40",
+        "568d70c2cfc52373/23", "e277b1187164e678/3", "81f14ca13d363e5a/19", "e082e4809552ef6f/19",
+        "e255b518714806de/3", "f30ed3576bf9980e/30", "4839808bc0b4586c/23", "2168f3e065ff26cf/102",
+        "476b711820c6e508/16", "601ec8c69ac7e98c/31", "784773339452fba/13", "29eabb345ba55889/65",
+        "e2a81666504825ce/10", "54214189505b7559/4", "f9c5db5a597490d0/40", "6cb70fd1d3d4dab9/95",
+        "aba248d6c7e6150/36", "60ad906c5297062/25", "47cf22cea0fc8482/31", "9590ad88e46b8f41/4",
+        "fd4450012ac04ee5/26", "26fe7c51f41cb037/25", "dfce3e2dac79194a/30", "c9998e14c8fff244/35",
+        "b8369988f80b89ed/4", "95e2f77595966789/20", "9e3a2888e9538dec/4", "238625a105e05afd/10",
+        "dc0fc9bac2679ad8/15", "4fb0bf675b7a7c4f/26", "e2b84318719bc283/3", "e357fd187223770a/3",
+        "6f970673df9220a3/35", "b323311a265b4514/29", "ea0453032d52064a/31", "e2c5db1871a74f27/3",
+        "e2bba918719ea5ac/3", "e2bf0f1871a188d5/3", "e33ccd18720c5dc2/3", "4fd0cb28e6207879/11",
+        "2e4bea96a5dc23bd/12", "ecf67850c3f2bc69/47", "35d7b1b1c75ccf1b/29", "70706fbf829e48f5/43",
+        "e343991872122414/3", "af05fda595bdbfe1/44",
+    ]
+    static let shippedResponseFingerprints: [String] = [
+        "9d354143026f4e9a/64", "3e97221305a76e0e/26", "9c2a922ce9cf3438/122",
+    ]
+
     @Test func opcodesAreUnique() {
         let opcodes = ServiceCatalog.catalog.requests.map(\.opcode)
         #expect(Set(opcodes).count == opcodes.count)
@@ -155,5 +203,16 @@ import Testing
         #expect(throws: KeychainError.decode) { try Self.decode(header + badString.bytes) }
         // A presence byte that is neither 0 nor 1 is a secret of whatever length follows: refused.
         #expect(throws: KeychainError.decode) { try Self.decode([ServiceWire.version, ServiceCatalog.catalog.opcode(of: Service.Lock.self), 1, 0xFF, 0xFF, 0xFF, 0xFF]) }
+    }
+}
+
+/// FNV-1a (64 bits) of a frame: enough to see that its bytes changed, and short.
+enum WireFingerprint {
+    static func of(_ bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 16) + "/\(bytes.count)"
     }
 }

@@ -1,4 +1,3 @@
-import SwiftCompilerPlugin
 import SwiftDiagnostics
 import SwiftSyntax
 import SwiftSyntaxMacros
@@ -12,7 +11,7 @@ import SwiftSyntaxMacros
 /// Parameters follow the stored properties in order, labelled by their names; a `var`'s
 /// initial value becomes its parameter's default; a `let` with a value, a computed
 /// property and a `static` one are left out.
-public struct WireStructMacro: MemberMacro, ExtensionMacro {
+public struct WireStructExpansion: MemberMacro, ExtensionMacro {
     /// `Codable` straight on the struct, in an extension the compiler synthesizes it in (a
     /// protocol refining `Codable` instead would make every message's witness tables be
     /// instantiated at run time: the standard library is resilient).
@@ -73,9 +72,4 @@ extension AccessorBlockSyntax {
         guard case .accessors(let list) = accessors else { return false }
         return list.allSatisfy { [.keyword(.willSet), .keyword(.didSet)].contains($0.accessorSpecifier.tokenKind) }
     }
-}
-
-@main
-struct KeychainMacrosPlugin: CompilerPlugin {
-    let providingMacros: [any Macro.Type] = [WireStructMacro.self]
 }
