@@ -1,5 +1,4 @@
 // swift-tools-version:6.1
-import CompilerPluginSupport
 import PackageDescription
 
 // Modules follow the process boundaries (docs/ARCHITECTURE.md): securityd links the
@@ -34,7 +33,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
         // trousseau-syncd only: the HTTP server (WebSocket hints, TLS) and its two databases through one SQL layer.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
@@ -55,22 +53,7 @@ let package = Package(
     ],
     targets: [
         // Shared by every process.
-        .target(name: "KeychainModel", dependencies: ["KeychainMacros"]),
-        // `@WireStruct`, which the wire's messages use (a compiler plugin, built for the host).
-        .macro(
-            name: "KeychainMacros",
-            dependencies: [
-                "KeychainMacroExpansions",
-                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
-                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
-            ]
-        ),
-        // The macro's expansion as a library: KeychainMacrosTests links this, never the macro
-        // target, which would make the test bundle and every module under it a second (host) build.
-        .target(
-            name: "KeychainMacroExpansions",
-            dependencies: [.product(name: "SwiftSyntaxMacros", package: "swift-syntax")]
-        ),
+        .target(name: "KeychainModel"),
         .target(name: "CSystemShims"),
         // One thin shim per C library, for securityd only. Debian's libcrypto (OpenSSL 3):
         // PKCS#12, CMS, the Secret Service's Diffie-Hellman group.
@@ -478,14 +461,6 @@ let package = Package(
             name: "SecretServiceTests",
             dependencies: ["SecretService", "EnclaveProtocol", "KeychainCrypto", "KeychainCallers", "KeychainModel", "KeychainStore", "KeychainTestSupport"],
             swiftSettings: testHooks
-        ),
-        .testTarget(
-            name: "KeychainMacrosTests",
-            dependencies: [
-                "KeychainMacroExpansions",
-                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
-                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
-            ]
         ),
         .testTarget(name: "KeychainModelTests", dependencies: ["KeychainModel", "KeychainProtocol", "KeychainSystem"], swiftSettings: testHooks),
         .testTarget(

@@ -27,36 +27,55 @@ extension ItemKey: WireLeaf {
 
 extension EnclaveCall {
     /// A new backup keybag under `password` (the passcode, when one is set, authorizes it).
-    @WireStruct
-    public struct BeginBackup: EnclaveRequest {
+    public struct BeginBackup: EnclaveRequest, Codable {
         public static let mayChangeAvailableKeys = false
         public var password: SecretBytes
         public var passcode: SecretBytes?
 
         /// The session, the archive's integrity key and the archive's header.
-        @WireStruct
-        public struct Response: WireCodable {
+        public struct Response: WireCodable, Codable {
             public var session: Data
             public var integrityKey: SecretBytes
             public var header: BackupArchive
+
+            public init(session: Data, integrityKey: SecretBytes, header: BackupArchive) {
+                self.session = session
+                self.integrityKey = integrityKey
+                self.header = header
+            }
+        }
+
+        public init(password: SecretBytes, passcode: SecretBytes?) {
+            self.password = password
+            self.passcode = passcode
         }
     }
 
     /// Opens an archive's backup keybag for a restore.
-    @WireStruct
-    public struct OpenBackup: EnclaveRequest {
+    public struct OpenBackup: EnclaveRequest, Codable {
         public static let mayChangeAvailableKeys = false
         public var header: BackupArchive
         public var password: SecretBytes
 
         /// The session, the integrity key, whether this device made the archive, and the
         /// classes whose keys it could open.
-        @WireStruct
-        public struct Response: WireCodable {
+        public struct Response: WireCodable, Codable {
             public var session: Data
             public var integrityKey: SecretBytes
             public var sameDevice: Bool
             public var classes: Set<ProtectionClass>
+
+            public init(session: Data, integrityKey: SecretBytes, sameDevice: Bool, classes: Set<ProtectionClass>) {
+                self.session = session
+                self.integrityKey = integrityKey
+                self.sameDevice = sameDevice
+                self.classes = classes
+            }
+        }
+
+        public init(header: BackupArchive, password: SecretBytes) {
+            self.header = header
+            self.password = password
         }
     }
 
@@ -119,10 +138,13 @@ extension EnclaveCall {
     }
 
     /// Drops an open backup keybag's keys.
-    @WireStruct
-    public struct EndBackup: EnclaveRequest {
+    public struct EndBackup: EnclaveRequest, Codable {
         public static let mayChangeAvailableKeys = false
         public var session: Data
+
+        public init(session: Data) {
+            self.session = session
+        }
     }
 }
 

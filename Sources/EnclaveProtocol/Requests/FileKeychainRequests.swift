@@ -19,21 +19,30 @@ extension FileKeychainHeader: WireLeaf {
 
 extension EnclaveCall {
     /// A new file keychain under `password`, unlocked; its header for the file.
-    @WireStruct
-    public struct CreateFileKeychain: EnclaveRequest {
+    public struct CreateFileKeychain: EnclaveRequest, Codable {
         public typealias Response = FileKeychainHeader
         public static let mayChangeAvailableKeys = false
         public var password: SecretBytes
         public var autoLockSeconds: UInt32
+
+        public init(password: SecretBytes, autoLockSeconds: UInt32) {
+            self.password = password
+            self.autoLockSeconds = autoLockSeconds
+        }
     }
 
     /// Unlocks the file keychain of `header` with its password (throttled per keychain).
-    @WireStruct
-    public struct UnlockFileKeychain: EnclaveRequest {
+    public struct UnlockFileKeychain: EnclaveRequest, Codable {
         public static let mayChangeAvailableKeys = true
         public var header: FileKeychainHeader
         public var password: SecretBytes
         public var autoLockSeconds: UInt32
+
+        public init(header: FileKeychainHeader, password: SecretBytes, autoLockSeconds: UInt32) {
+            self.header = header
+            self.password = password
+            self.autoLockSeconds = autoLockSeconds
+        }
     }
 
     /// Locks one file keychain, or every one (nil).
@@ -66,12 +75,17 @@ extension EnclaveCall {
     }
 
     /// The header with the keychain's key under a new password, once the old opens it.
-    @WireStruct
-    public struct ChangeFileKeychainPassword: EnclaveRequest {
+    public struct ChangeFileKeychainPassword: EnclaveRequest, Codable {
         public typealias Response = FileKeychainHeader
         public static let mayChangeAvailableKeys = true
         public var header: FileKeychainHeader
         public var old: SecretBytes
         public var new: SecretBytes
+
+        public init(header: FileKeychainHeader, old: SecretBytes, new: SecretBytes) {
+            self.header = header
+            self.old = old
+            self.new = new
+        }
     }
 }

@@ -21,12 +21,15 @@ extension EnclaveCall {
     }
 
     /// The key of the keyed tokens.
-    @WireStruct
-    public struct IndexKey: EnclaveRequest {
+    public struct IndexKey: EnclaveRequest, Codable {
         public typealias Response = Key
         public static let mayChangeAvailableKeys = false
         /// The file keychain whose key to use; nil: the keybag's.
         public var keychain: UUID? = nil
+
+        public init(keychain: UUID? = nil) {
+            self.keychain = keychain
+        }
     }
 
     /// The metadata key of a class.
@@ -67,10 +70,14 @@ extension EnclaveCall {
         }
 
         /// The wrapped key, and the access control as it must be stored.
-        @WireStruct
-        public struct Response: WireCodable {
+        public struct Response: WireCodable, Codable {
             public var wrapped: Data
             public var access: AccessControl?
+
+            public init(wrapped: Data, access: AccessControl?) {
+                self.wrapped = wrapped
+                self.access = access
+            }
         }
     }
 

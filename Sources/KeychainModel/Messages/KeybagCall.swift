@@ -6,14 +6,17 @@ public import FoundationEssentials
 /// it may change the available keys (the enclave's) are each protocol's.
 public enum KeybagCall {
     /// Unlocks the keychain with its passcode (the enclave verifies and throttles it).
-    @WireStruct
-    public struct Unlock: WireMessage {
+    public struct Unlock: WireMessage, Codable {
         public var passcode: SecretBytes
+
+        public init(passcode: SecretBytes) {
+            self.passcode = passcode
+        }
     }
 
     /// Locks the keychain: classes that need the passcode become unavailable.
-    @WireStruct
-    public struct Lock: WireMessage {
+    public struct Lock: WireMessage, Codable {
+        public init() {}
     }
 
     /// Evidence of the user's presence for an authentication context, checked by the
@@ -25,53 +28,76 @@ public enum KeybagCall {
     }
 
     /// Forgets an authentication context (`LAContext.invalidate`).
-    @WireStruct
-    public struct InvalidateAuthentication: WireMessage {
+    public struct InvalidateAuthentication: WireMessage, Codable {
         public var context: Data
+
+        public init(context: Data) {
+            self.context = context
+        }
     }
 
     /// What the enclave can check: passcode, sensor, enrollment.
-    @WireStruct
-    public struct AuthenticationCapabilitiesRequest: WireMessage {
+    public struct AuthenticationCapabilitiesRequest: WireMessage, Codable {
         public typealias Response = AuthenticationCapabilities
+
+        public init() {}
     }
 
     /// Makes class C available with an escrow keybag's secret (the secret is the authority).
-    @WireStruct
-    public struct UnlockWithEscrow: WireMessage {
+    public struct UnlockWithEscrow: WireMessage, Codable {
         public var id: Data
         public var secret: SecretBytes
+
+        public init(id: Data, secret: SecretBytes) {
+            self.id = id
+            self.secret = secret
+        }
     }
 
     /// Revokes an escrow keybag.
-    @WireStruct
-    public struct RevokeEscrow: WireMessage {
+    public struct RevokeEscrow: WireMessage, Codable {
         public var id: Data
+
+        public init(id: Data) {
+            self.id = id
+        }
     }
 
     /// An escrow keybag: its id and the secret its agent keeps.
-    @WireStruct
-    public struct EscrowCreated: WireCodable {
+    public struct EscrowCreated: WireCodable, Codable {
         public var id: Data
         public var secret: SecretBytes
+
+        public init(id: Data, secret: SecretBytes) {
+            self.id = id
+            self.secret = secret
+        }
     }
 
     /// Makes a P-256 private key inside the enclave (`SecKeyCreateRandomKey` with
     /// `kSecAttrTokenIDSecureEnclave`) and returns it wrapped: only its public key is
     /// readable outside. The caller keeps the blob (and may store it as a key item).
-    @WireStruct
-    public struct CreateEnclaveKey: WireMessage {
+    public struct CreateEnclaveKey: WireMessage, Codable {
         public typealias Response = EnclaveKeyCreated
         /// Always a ThisDeviceOnly class: an enclave key cannot leave the device.
         public var protection: ProtectionClass
         public var access: AccessControl?
         public var context: Data?
+
+        public init(protection: ProtectionClass, access: AccessControl?, context: Data?) {
+            self.protection = protection
+            self.access = access
+            self.context = context
+        }
     }
 
     /// The new key's blob (``EnclaveKeyBlob/data``).
-    @WireStruct
-    public struct EnclaveKeyCreated: WireCodable {
+    public struct EnclaveKeyCreated: WireCodable, Codable {
         public var blob: Data
+
+        public init(blob: Data) {
+            self.blob = blob
+        }
     }
 
     /// What an enclave key's operation produced (a signature, a plaintext, a shared

@@ -7,64 +7,95 @@ public import KeychainModel
 
 extension Service {
     /// A new file keychain at `path` under `password`, unlocked.
-    @WireStruct
-    public struct CreateKeychain: ServiceRequest {
+    public struct CreateKeychain: ServiceRequest, Codable {
         public static let authorization = Authorization.anyCaller
         public var path: String
         public var password: SecretBytes
         public var settings: KeychainSettings = KeychainSettings()
+
+        public init(path: String, password: SecretBytes, settings: KeychainSettings = KeychainSettings()) {
+            self.path = path
+            self.password = password
+            self.settings = settings
+        }
     }
 
     /// Removes a file keychain (and takes it off the search list).
-    @WireStruct
-    public struct DeleteKeychain: ServiceRequest {
+    public struct DeleteKeychain: ServiceRequest, Codable {
         public static let authorization = Authorization.anyCaller
         public var path: String
+
+        public init(path: String) {
+            self.path = path
+        }
     }
 
     /// Unlocks a file keychain with its password (throttled per keychain).
-    @WireStruct
-    public struct UnlockKeychain: ServiceRequest {
+    public struct UnlockKeychain: ServiceRequest, Codable {
         public static let authorization = Authorization.anyCaller
         public var path: String
         public var password: SecretBytes
+
+        public init(path: String, password: SecretBytes) {
+            self.path = path
+            self.password = password
+        }
     }
 
     /// Locks a file keychain, or every file keychain (nil).
-    @WireStruct
-    public struct LockKeychain: ServiceRequest {
+    public struct LockKeychain: ServiceRequest, Codable {
         public static let authorization = Authorization.anyCaller
         public var path: String?
+
+        public init(path: String?) {
+            self.path = path
+        }
     }
 
     /// A file keychain's settings and lock state.
-    @WireStruct
-    public struct KeychainInfo: ServiceRequest {
+    public struct KeychainInfo: ServiceRequest, Codable {
         public static let authorization = Authorization.anyCaller
         public var path: String
 
-        @WireStruct
-        public struct Response: WireCodable, Hashable {
+        public struct Response: WireCodable, Hashable, Codable {
             public var settings: KeychainSettings
             public var unlocked: Bool
+
+            public init(settings: KeychainSettings, unlocked: Bool) {
+                self.settings = settings
+                self.unlocked = unlocked
+            }
+        }
+
+        public init(path: String) {
+            self.path = path
         }
     }
 
     /// Records a file keychain's settings (it must be unlocked).
-    @WireStruct
-    public struct SetKeychainSettings: ServiceRequest {
+    public struct SetKeychainSettings: ServiceRequest, Codable {
         public static let authorization = Authorization.anyCaller
         public var path: String
         public var settings: KeychainSettings
+
+        public init(path: String, settings: KeychainSettings) {
+            self.path = path
+            self.settings = settings
+        }
     }
 
     /// Changes a file keychain's password.
-    @WireStruct
-    public struct ChangeKeychainPassword: ServiceRequest {
+    public struct ChangeKeychainPassword: ServiceRequest, Codable {
         public static let authorization = Authorization.anyCaller
         public var path: String
         public var old: SecretBytes
         public var new: SecretBytes
+
+        public init(path: String, old: SecretBytes, new: SecretBytes) {
+            self.path = path
+            self.old = old
+            self.new = new
+        }
     }
 
     /// The user's keychain search list, replaced first when `replacement` is given.
@@ -77,11 +108,14 @@ extension Service {
     }
 
     /// The user's default keychain, set first when `replacement` is given.
-    @WireStruct
-    public struct DefaultKeychain: ServiceRequest {
+    public struct DefaultKeychain: ServiceRequest, Codable {
         public typealias Response = KeychainList
         public static let authorization = Authorization.anyCaller
         public var replacement: String?
+
+        public init(replacement: String?) {
+            self.replacement = replacement
+        }
     }
 
     /// Keychain paths, in order.

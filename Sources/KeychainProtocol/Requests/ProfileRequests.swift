@@ -9,30 +9,40 @@ public import KeychainModel
 extension Service {
     /// Installs a profile file (a property list, or one signed with CMS); one with the
     /// identifier of an installed profile replaces it.
-    @WireStruct
-    public struct InstallProfile: ServiceRequest {
+    public struct InstallProfile: ServiceRequest, Codable {
         public typealias Response = ProfileRecord
         public static let authorization = Authorization.securityToolWithPresence(operation: "installing a configuration profile")
         public var file: Data
+
+        public init(file: Data) {
+            self.file = file
+        }
     }
 
     /// Removes an installed profile and exactly the items it installed.
-    @WireStruct
-    public struct RemoveProfile: ServiceRequest {
+    public struct RemoveProfile: ServiceRequest, Codable {
         public static let authorization = Authorization.securityToolWithPresence(operation: "removing a configuration profile")
         public var identifier: String
+
+        public init(identifier: String) {
+            self.identifier = identifier
+        }
     }
 
     /// The installed profiles, in the order of their identifiers.
-    @WireStruct
-    public struct CopyProfiles: ServiceRequest {
+    public struct CopyProfiles: ServiceRequest, Codable {
         public typealias Response = ProfileList
         public static let authorization = Authorization.securityTool(operation: "listing configuration profiles")
+
+        public init() {}
     }
 
-    @WireStruct
-    public struct ProfileList: WireCodable, Sendable {
+    public struct ProfileList: WireCodable, Sendable, Codable {
         public var profiles: [ProfileRecord]
+
+        public init(profiles: [ProfileRecord]) {
+            self.profiles = profiles
+        }
     }
 }
 

@@ -4,8 +4,7 @@ public import KeychainModel
 extension Service {
     /// Evaluates a certificate chain (`SecTrustEvaluateWithError`): securityd builds the
     /// chain to an anchor and applies the policies, as Apple's trustd does.
-    @WireStruct
-    public struct EvaluateTrust: ServiceRequest {
+    public struct EvaluateTrust: ServiceRequest, Codable {
         public typealias Response = TrustEvaluation
         public static let authorization = Authorization.anyCaller
         /// The most certificates (and anchors) one evaluation takes.
@@ -34,6 +33,14 @@ extension Service {
             guard (certificates + anchors).allSatisfy({ $0.count <= Self.certificateSize }) else {
                 throw KeychainError.param("a certificate longer than \(Self.certificateSize) bytes")
             }
+        }
+
+        public init(certificates: [Data], policies: [TrustPolicy], anchors: [Data], trustsSystemRoots: Bool, verifyDate: Date) {
+            self.certificates = certificates
+            self.policies = policies
+            self.anchors = anchors
+            self.trustsSystemRoots = trustsSystemRoots
+            self.verifyDate = verifyDate
         }
     }
 
@@ -75,13 +82,19 @@ extension Service {
 
     /// The outcome of an evaluation: Apple's result type, the status of the check that
     /// decided it (`errSecSuccess` when trusted) with its words, and the chain built.
-    @WireStruct
-    public struct TrustEvaluation: WireCodable, Hashable {
+    public struct TrustEvaluation: WireCodable, Hashable, Codable {
         /// `SecTrustResultType`'s raw value: 4 (unspecified) when trusted, 5 (recoverable
         /// trust failure) when not.
         public var result: UInt8
         public var status: OSStatusCode
         public var message: String
         public var chain: [Data]
+
+        public init(result: UInt8, status: OSStatusCode, message: String, chain: [Data]) {
+            self.result = result
+            self.status = status
+            self.message = message
+            self.chain = chain
+        }
     }
 }

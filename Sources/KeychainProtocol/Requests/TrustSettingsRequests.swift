@@ -141,32 +141,43 @@ extension Service {
     /// a keychain password is set: a trusted root lets its holder impersonate any site to
     /// every program (macOS asks for the user's password here too). The admin domain is
     /// for root only.
-    @WireStruct
-    public struct SetTrustSettings: ServiceRequest {
+    public struct SetTrustSettings: ServiceRequest, Codable {
         public static let authorization = Authorization.securityToolWithPresence(operation: "changing trust settings")
 
         public var domain: TrustSettingsDomain
         public var record: TrustSettingsRecord
+
+        public init(domain: TrustSettingsDomain, record: TrustSettingsRecord) {
+            self.domain = domain
+            self.record = record
+        }
     }
 
     /// Removes a certificate's trust settings from a domain (`security remove-trusted-cert`);
     /// errSecItemNotFound when it has none there.
-    @WireStruct
-    public struct RemoveTrustSettings: ServiceRequest {
+    public struct RemoveTrustSettings: ServiceRequest, Codable {
         public static let authorization = Authorization.securityToolWithPresence(operation: "changing trust settings")
 
         public var domain: TrustSettingsDomain
         public var certificate: Data
+
+        public init(domain: TrustSettingsDomain, certificate: Data) {
+            self.domain = domain
+            self.certificate = certificate
+        }
     }
 
     /// A domain's trust settings (`SecTrustSettingsCopyCertificates`, `security
     /// dump-trust-settings`): public information, any caller.
-    @WireStruct
-    public struct CopyTrustSettings: ServiceRequest {
+    public struct CopyTrustSettings: ServiceRequest, Codable {
         public typealias Response = TrustSettingsList
         public static let authorization = Authorization.anyCaller
 
         public var domain: TrustSettingsDomain
+
+        public init(domain: TrustSettingsDomain) {
+            self.domain = domain
+        }
     }
 
     /// A domain's records.
